@@ -1,0 +1,835 @@
+/* SPDX-License-Identifier: MIT */
+/* The checker: resolve every reference, derive names, and report all errors with their lines. */
+#include "model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- numbers and names ---------------------------------------------------------------------- */
+
+/* Decimal or 0x-hex, within [0, max]; reports and returns 0 on failure. */
+static int parse_u64(const char *s, pg_loc loc, const char *what, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    *out = 0;
+    if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+        goto bad;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || *end || v > max)
+        goto bad;
+    *out = v;
+    return 1;
+bad:
+    pg_error(loc, "%s is \"%s\", not a number from 0 to %llu", what, s ? s : "",
+             (unsigned long long)max);
+    return 0;
+}
+
+/* Identifiers that would break generated C or C++: keywords and macros of the C library. */
+static const char *const reserved[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "co_await", "co_return",
+    "co_yield", "compl", "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
+    "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+    "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+    "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+    "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+    "requires", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
+    "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
+    "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+    "wchar_t", "while", "xor", "xor_eq", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex",
+    "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
+    "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "assert", "offsetof", "linux", "unix",
+    "i386", "setjmp", "va_arg", "va_start", "va_end", "va_copy", "likely", "unlikely", "min",
+    "max", "major", "minor", "makedev", "FILE", "BUFSIZ", "PATH_MAX", "CHAR_BIT",
+};
+
+static int is_reserved(const char *s)
+{
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+        if (strcmp(reserved[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
+ * gets a '_' in front; a keyword or libc macro gets a '_' after. Stable: depends on s alone. */
+static char *make_ident(const char *s)
+{
+    pg_buf b = { 0 };
+    char *id;
+    int gap = 0;
+
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (isalnum(*p) || *p == '_') {
+            if (gap && b.len)
+                pg_buf_putn(&b, "_", 1);
+            if (!b.len && isdigit(*p))
+                pg_buf_putn(&b, "_", 1);
+            pg_buf_putn(&b, (const char *)p, 1);
+            gap = 0;
+        } else {
+            gap = 1;
+        }
+    }
+    if (!b.len)
+        pg_buf_puts(&b, "_");
+    if (is_reserved(b.data))
+        pg_buf_puts(&b, "_");
+    id = pg_strdup(b.data);
+    pg_buf_free(&b);
+    return id;
+}
+
+/* ---- built-in (winmeta) levels, tasks, opcodes, keywords ------------------------------------- */
+
+struct builtin {
+    const char *name;
+    uint64_t value;
+};
+
+static const struct builtin builtin_levels[] = {
+    { "win:LogAlways", 0 }, { "win:Critical", 1 }, { "win:Error", 2 }, { "win:Warning", 3 },
+    { "win:Informational", 4 }, { "win:Verbose", 5 },
+};
+static const struct builtin builtin_opcodes[] = {
+    { "win:Info", 0 }, { "win:Start", 1 }, { "win:Stop", 2 }, { "win:DC_Start", 3 },
+    { "win:DC_Stop", 4 }, { "win:Extension", 5 }, { "win:Reply", 6 }, { "win:Resume", 7 },
+    { "win:Suspend", 8 }, { "win:Send", 9 }, { "win:Receive", 240 },
+};
+static const struct builtin builtin_tasks[] = { { "win:None", 0 } };
+static const struct builtin builtin_keywords[] = {
+    { "win:ResponseTime", 0x0001000000000000ULL }, { "win:WDIContext", 0x0002000000000000ULL },
+    { "win:WDIDiag", 0x0004000000000000ULL }, { "win:SQM", 0x0008000000000000ULL },
+    { "win:AuditFailure", 0x0010000000000000ULL }, { "win:AuditSuccess", 0x0020000000000000ULL },
+    { "win:CorrelationHint", 0x0040000000000000ULL }, { "win:EventlogClassic", 0x0080000000000000ULL },
+};
+/* Well-known channels an <importChannel> may name, with their ETW channel numbers. */
+static const struct builtin builtin_channels[] = {
+    { "TraceClassic", 0 }, { "System", 8 }, { "Application", 9 }, { "Security", 10 },
+    { "TraceLogging", 11 }, { "ProviderMetadata", 12 },
+};
+
+/* "win:Start" also matches "Start" with another prefix bound to the same namespace. */
+static int builtin_match(const char *builtin, const char *name)
+{
+    const char *a = strchr(builtin, ':') + 1, *b = strrchr(name, ':');
+
+    return b && strcmp(a, b + 1) == 0;
+}
+
+static pg_named *find_builtin(const struct builtin *table, size_t n, const char *name, pg_loc loc)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (builtin_match(table[i].name, name)) {
+            pg_named *b = pg_alloc(sizeof(*b));
+
+            b->loc = loc;
+            b->name = pg_strdup(strchr(table[i].name, ':') + 1);
+            b->value = table[i].value;
+            b->builtin = 1;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static pg_named *find_named(const pg_vec *v, const char *name)
+{
+    PG_VEC_EACH(pg_named, n, *v)
+        if (n->name && strcmp(n->name, name) == 0)
+            return n;
+    return NULL;
+}
+
+/* Names and values of levels, tasks, opcodes, keywords: present, well-formed, unique. */
+static void check_named(const pg_vec *v, const char *what, uint64_t max, int need_value)
+{
+    const char *value_attr = strcmp(what, "keyword") ? "value" : "mask";
+
+    for (size_t i = 0; i < v->len; i++) {
+        pg_named *n = v->items[i];
+
+        if (!n->name) {
+            pg_error(n->loc, "<%s> has no name", what);
+            continue;
+        }
+        if (!n->value_str && need_value)
+            pg_error(n->loc, "%s \"%s\" has no %s", what, n->name, value_attr);
+        else if (n->value_str)
+            parse_u64(n->value_str, n->value_loc, pg_printf("%s of %s \"%s\"", value_attr, what, n->name),
+                      max, &n->value);
+        for (size_t j = 0; j < i; j++) {
+            pg_named *o = v->items[j];
+
+            if (o->name && strcmp(o->name, n->name) == 0)
+                pg_error(n->loc, "%s \"%s\" is defined twice (first at %s:%u)", what, n->name,
+                         o->loc.file, o->loc.line);
+        }
+    }
+}
+
+static void check_keywords(pg_provider *p)
+{
+    check_named(&p->keywords, "keyword", UINT64_MAX, 1);
+    PG_VEC_EACH(pg_named, k, p->keywords)
+        if (k->value_str && k->value == 0)
+            pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
+}
+
+static void check_channels(pg_provider *p)
+{
+    uint64_t next = 16;
+
+    PG_VEC_EACH(pg_named, c, p->channels) {
+        const struct builtin *known = NULL;
+
+        if (!c->chid)
+            c->chid = c->name;
+        if (!c->chid) {
+            pg_error(c->loc, "channel has neither chid nor name");
+            continue;
+        }
+        for (size_t i = 0; c->imported && c->name && i < sizeof(builtin_channels) / sizeof(builtin_channels[0]); i++)
+            if (strcmp(builtin_channels[i].name, c->name) == 0)
+                known = &builtin_channels[i];
+        if (c->value_str)
+            parse_u64(c->value_str, c->value_loc, pg_printf("value of channel \"%s\"", c->chid), 255,
+                      &c->value);
+        else
+            c->value = known ? known->value : next++;
+    }
+}
+
+/* ---- maps ------------------------------------------------------------------------------------- */
+
+/* "$(string.Id)" resolved through the string table; other text is kept as is. */
+static const char *resolve_message(const pg_manifest *m, const char *msg)
+{
+    size_t n;
+
+    if (!msg || strncmp(msg, "$(string.", 9) != 0)
+        return msg;
+    n = strlen(msg);
+    if (n < 11 || msg[n - 1] != ')')
+        return msg;
+    PG_VEC_EACH(pg_string, s, m->strings)
+        if (strlen(s->id) == n - 10 && strncmp(s->id, msg + 9, n - 10) == 0)
+            return s->value;
+    return NULL;
+}
+
+static void check_maps(const pg_manifest *m, pg_provider *p)
+{
+    for (size_t i = 0; i < p->maps.len; i++) {
+        pg_map *map = p->maps.items[i];
+
+        if (!map->name) {
+            pg_error(map->loc, "map has no name");
+            continue;
+        }
+        map->ident = pg_printf("map_%s", make_ident(map->name));
+        for (size_t j = 0; j < i; j++) {
+            pg_map *o = p->maps.items[j];
+
+            if (o->name && (strcmp(o->name, map->name) == 0 || strcmp(o->ident, map->ident) == 0))
+                pg_error(map->loc, "map \"%s\" collides with map \"%s\" at %s:%u", map->name,
+                         o->name, o->loc.file, o->loc.line);
+        }
+        PG_VEC_EACH(pg_map_entry, e, map->entries) {
+            const char *label = resolve_message(m, e->message);
+
+            parse_u64(e->value_str, e->loc, pg_printf("value of an entry of map \"%s\"", map->name),
+                      UINT64_MAX, &e->value);
+            if (label)
+                e->label = pg_strdup(label);
+            else if (!e->label)
+                e->label = pg_strdup(e->value_str ? e->value_str : "?");
+        }
+    }
+}
+
+/* ---- templates ------------------------------------------------------------------------------ */
+
+static pg_field *find_sibling(const pg_vec *scope, const char *name)
+{
+    PG_VEC_EACH(pg_field, f, *scope)
+        if (f->name && strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+static int is_integer(const pg_field *f)
+{
+    return f && !f->is_struct && f->type && f->type->kind == PG_K_INT && !f->count.present;
+}
+
+/* count= and length=: a positive constant, or an integer sibling in the same template or struct. */
+static void check_ref(pg_ref *ref, const pg_vec *scope, const char *what, const char *tid)
+{
+    if (!ref->present)
+        return;
+    if (isdigit((unsigned char)ref->text[0])) {
+        ref->is_const = 1;
+        if (parse_u64(ref->text, ref->loc, pg_printf("%s=", what), 65535, &ref->value) && ref->value == 0)
+            pg_error(ref->loc, "%s=\"%s\" must be at least 1", what, ref->text);
+        return;
+    }
+    ref->field = find_sibling(scope, ref->text);
+    if (!ref->field)
+        pg_error(ref->loc, "%s=\"%s\" names no field of template \"%s\"", what, ref->text, tid);
+    else if (!is_integer(ref->field))
+        pg_error(ref->loc, "%s=\"%s\" names a field that is not a single integer (%s:%u)", what,
+                 ref->text, ref->field->loc.file, ref->field->loc.line);
+}
+
+static int in_array(const pg_field *f)
+{
+    for (const pg_field *p = f->parent; p; p = p->parent)
+        if (p->count.present)
+            return 1;
+    return 0;
+}
+
+static void use_enum(pg_map *m, const pg_field *f)
+{
+    unsigned bits = f->type->size * 8;
+
+    if (!m->used_enum || bits < m->enum_bits)
+        m->enum_bits = bits;
+    m->enum_signed |= f->type->is_signed;
+    m->used_enum = 1;
+}
+
+static void check_map_ref(pg_provider *p, pg_field *f)
+{
+    if (!f->map_name)
+        return;
+    f->map = NULL;
+    PG_VEC_EACH(pg_map, m, p->maps)
+        if (m->name && strcmp(m->name, f->map_name) == 0)
+            f->map = m;
+    if (!f->map) {
+        pg_error(f->map_loc, "map \"%s\" is not defined", f->map_name);
+        return;
+    }
+    if (f->type->kind != PG_K_INT || f->type->is_bool || f->type->is_pointer) {
+        pg_warning(f->map_loc, "map \"%s\" ignored on a field of type %s", f->map_name,
+                   f->intype_name);
+        f->map = NULL;
+        return;
+    }
+    /* LTTng has no flag enums: a bitMap shows as hex; a valueMap becomes an enum. */
+    if (f->map->is_bitmap)
+        f->hex = 1;
+    else if (!f->count.present && !in_array(f) && f->map->entries.len)
+        use_enum(f->map, f);
+    else
+        f->map = NULL;
+}
+
+static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const char *tid)
+{
+    if (!f->intype_name) {
+        pg_error(f->loc, "field \"%s\" has no inType", f->name);
+        return;
+    }
+    f->type = pg_intype_lookup(f->intype_name);
+    if (!f->type) {
+        pg_error(f->type_loc, "unknown inType \"%s\"", f->intype_name);
+        return;
+    }
+    f->hex = f->type->hex;
+    if (f->outtype_name) {
+        int hex = pg_outtype_hex(f->outtype_name);
+
+        if (hex < 0)
+            pg_warning(f->outtype_loc, "unknown outType \"%s\" ignored", f->outtype_name);
+        else if (f->type->kind == PG_K_INT && !f->type->is_bool)
+            f->hex = f->hex || hex;
+    }
+    check_map_ref(p, f);
+    check_ref(&f->count, scope, "count", tid);
+    if (f->length.present && f->type->kind != PG_K_UTF16 && f->type->kind != PG_K_ANSI &&
+        f->type->kind != PG_K_BINARY) {
+        pg_warning(f->length.loc, "length= ignored on a field of type %s", f->intype_name);
+        f->length.present = 0;
+    }
+    if (f->length.present && f->type->counted) {
+        pg_warning(f->length.loc, "length= ignored on a counted type: the count travels with the value");
+        f->length.present = 0;
+    }
+    check_ref(&f->length, scope, "length", tid);
+    if (f->type->kind == PG_K_BINARY && !f->type->counted && !f->length.present)
+        pg_error(f->type_loc, "field \"%s\" of type %s needs length=", f->name, f->intype_name);
+}
+
+static int elem_is_int(const pg_field *f)
+{
+    return f->type && f->type->kind == PG_K_INT;
+}
+
+static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent);
+
+/* What a struct may hold: we flatten it, so arrays inside an array of structs must be integers
+ * counted by a sibling member (they are concatenated), and structs do not nest in arrays. */
+static void check_struct(pg_provider *p, pg_template *t, pg_field *s, const pg_vec *scope)
+{
+    check_ref(&s->count, scope, "count", t->tid);
+    if (s->length.present)
+        pg_warning(s->length.loc, "length= ignored on a struct");
+    if (!s->members.len) {
+        pg_error(s->loc, "struct \"%s\" has no members", s->name);
+        return;
+    }
+    check_fields(p, t, &s->members, s);
+    if (!s->count.present)
+        return;
+    PG_VEC_EACH(pg_field, m, s->members) {
+        if (m->is_struct)
+            pg_error(m->loc, "struct \"%s\" inside the array of structs \"%s\" is not supported",
+                     m->name, s->name);
+        else if (m->type && m->count.present && (!elem_is_int(m) || m->count.is_const))
+            pg_error(m->count.loc, "array \"%s\" inside the array of structs \"%s\" must be integers "
+                     "counted by another member", m->name, s->name);
+    }
+}
+
+static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent)
+{
+    for (size_t i = 0; i < scope->len; i++) {
+        pg_field *f = scope->items[i];
+
+        f->parent = parent;
+        if (!f->name) {
+            pg_error(f->loc, "<%s> in template \"%s\" has no name", f->is_struct ? "struct" : "data",
+                     t->tid);
+            f->name = pg_printf("Field%zu", i + 1);
+        }
+        f->ident = make_ident(f->name);
+        f->cname = f->ident;
+        f->tname = parent ? pg_printf("%s_%s", parent->tname, f->ident) : f->ident;
+        for (size_t j = 0; j < i; j++) {
+            pg_field *o = scope->items[j];
+
+            if (strcmp(o->ident, f->ident) == 0)
+                pg_error(f->loc, "field \"%s\" collides with field \"%s\" at %s:%u", f->name,
+                         o->name, o->loc.file, o->loc.line);
+        }
+        if (f->is_struct)
+            check_struct(p, t, f, scope);
+        else
+            check_data(p, f, scope, t->tid);
+    }
+    PG_VEC_EACH(pg_field, f, *scope) {
+        if (f->count.field)
+            f->count.field->used_as_count = 1;
+        if (f->length.field)
+            f->length.field->used_as_length = 1;
+    }
+}
+
+/* Trace field names are flattened (struct members become <struct>_<member>, sequences add a
+ * hidden _<name>_length): they must stay unique within the event. */
+static void collect_tnames(const pg_vec *scope, pg_vec *names, pg_vec *owners)
+{
+    PG_VEC_EACH(pg_field, f, *scope) {
+        int seq = f->count.present && !f->count.is_const;
+
+        if (f->is_struct) {
+            collect_tnames(&f->members, names, owners);
+            continue;
+        }
+        if (!f->type)
+            continue;
+        if (f->parent && f->parent->count.present)
+            seq = seq || !f->parent->count.is_const;
+        if (f->type->kind == PG_K_BINARY && !f->count.present && !f->parent)
+            seq = !f->length.is_const;
+        pg_vec_push(names, f->tname);
+        pg_vec_push(owners, f);
+        if (seq && (elem_is_int(f) || f->type->kind == PG_K_BINARY)) {
+            pg_vec_push(names, pg_printf("_%s_length", f->tname));
+            pg_vec_push(owners, f);
+        }
+    }
+}
+
+static void check_tnames(pg_template *t)
+{
+    pg_vec names = { 0 }, owners = { 0 };
+
+    collect_tnames(&t->fields, &names, &owners);
+    for (size_t i = 0; i < names.len; i++) {
+        for (size_t j = 0; j < i; j++) {
+            pg_field *a = owners.items[i], *b = owners.items[j];
+
+            /* siblings with one identifier were reported already */
+            if (a != b && strcmp(names.items[i], names.items[j]) == 0 &&
+                (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
+                pg_error(a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
+                         a->name, (char *)names.items[i], b->name, b->loc.file, b->loc.line);
+        }
+    }
+}
+
+static void check_templates(pg_provider *p)
+{
+    for (size_t i = 0; i < p->templates.len; i++) {
+        pg_template *t = p->templates.items[i];
+
+        t->index = (unsigned)i;
+        if (!t->tid) {
+            pg_error(t->loc, "template has no tid");
+            t->tid = pg_printf("template%zu", i + 1);
+        }
+        t->ident = make_ident(t->tid);
+        for (size_t j = 0; j < i; j++) {
+            pg_template *o = p->templates.items[j];
+
+            if (strcmp(o->tid, t->tid) == 0)
+                pg_error(t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
+                         o->loc.file, o->loc.line);
+            else if (strcmp(o->ident, t->ident) == 0)
+                pg_error(t->loc, "template \"%s\" collides with template \"%s\" at %s:%u", t->tid,
+                         o->tid, o->loc.file, o->loc.line);
+        }
+        check_fields(p, t, &t->fields, NULL);
+        check_tnames(t);
+    }
+}
+
+/* ---- events ----------------------------------------------------------------------------------- */
+
+/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
+ * matching level keeps. Levels above Verbose (custom ones) share TRACE_DEBUG with Verbose. */
+static int lttng_loglevel(uint64_t level)
+{
+    static const int map[] = { 0 /* EMERG */, 2 /* CRIT */, 3 /* ERR */, 4 /* WARNING */,
+                               6 /* INFO */, 14 /* DEBUG */ };
+
+    return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
+}
+
+static pg_named *resolve(const pg_vec *defined, const struct builtin *table, size_t n,
+                         const char *name, pg_loc loc, const char *what)
+{
+    pg_named *found;
+
+    if (!name)
+        return NULL;
+    found = find_named(defined, name);
+    if (!found)
+        found = find_builtin(table, n, name, loc);
+    if (!found)
+        pg_error(loc, "%s \"%s\" is not defined", what, name);
+    return found;
+}
+
+#define RESOLVE(defined, table, name, loc, what) \
+    resolve(defined, table, sizeof(table) / sizeof(table[0]), name, loc, what)
+
+static void resolve_opcode(pg_provider *p, pg_event *e)
+{
+    if (!e->opcode_name)
+        return;
+    if (e->task && !e->task->builtin)
+        e->opcode = find_named(&e->task->opcodes, e->opcode_name);
+    if (!e->opcode)
+        e->opcode = RESOLVE(&p->opcodes, builtin_opcodes, e->opcode_name, e->opcode_loc, "opcode");
+}
+
+static void resolve_keywords(pg_provider *p, pg_event *e)
+{
+    char *list, *save = NULL;
+
+    if (!e->keywords_attr)
+        return;
+    list = pg_strdup(e->keywords_attr);
+    for (char *k = strtok_r(list, " \t\r\n", &save); k; k = strtok_r(NULL, " \t\r\n", &save)) {
+        pg_named *kw = RESOLVE(&p->keywords, builtin_keywords, k, e->keywords_loc, "keyword");
+
+        if (kw)
+            e->keywords |= kw->value;
+    }
+}
+
+static void resolve_channel(pg_provider *p, pg_event *e)
+{
+    if (!e->channel_name)
+        return;
+    PG_VEC_EACH(pg_named, c, p->channels)
+        if ((c->chid && strcmp(c->chid, e->channel_name) == 0) ||
+            (c->name && strcmp(c->name, e->channel_name) == 0))
+            e->channel = c;
+    if (!e->channel)
+        pg_error(e->channel_loc, "channel \"%s\" is not defined", e->channel_name);
+}
+
+static void resolve_template(pg_provider *p, pg_event *e)
+{
+    if (!e->template_name)
+        return;
+    PG_VEC_EACH(pg_template, t, p->templates)
+        if (strcmp(t->tid, e->template_name) == 0)
+            e->tmpl = t;
+    if (e->tmpl)
+        e->tmpl->used = 1;
+    else
+        pg_error(e->template_loc, "template \"%s\" is not defined", e->template_name);
+}
+
+static void check_event(pg_provider *p, pg_event *e)
+{
+    uint64_t level = 0;
+    const char *name = e->symbol ? pg_printf(" \"%s\"", e->symbol) : "";
+
+    if (!e->value_str)
+        pg_error(e->loc, "event%s has no value", name);
+    else
+        e->id_ok = parse_u64(e->value_str, e->value_loc, pg_printf("value of event%s", name), 65535,
+                             &e->value);
+    if (e->version_str)
+        e->id_ok &= parse_u64(e->version_str, e->version_loc, pg_printf("version of event%s", name),
+                              255, &e->version);
+    e->level = RESOLVE(&p->levels, builtin_levels, e->level_name, e->level_loc, "level");
+    e->task = RESOLVE(&p->tasks, builtin_tasks, e->task_name, e->task_loc, "task");
+    resolve_opcode(p, e);
+    resolve_keywords(p, e);
+    resolve_channel(p, e);
+    resolve_template(p, e);
+    if (e->level)
+        level = e->level->value;
+    e->loglevel = lttng_loglevel(level);
+}
+
+/* A name for an event without symbol: <Task><Opcode>[_V<version>], else Event<id>[_V<version>];
+ * by_id 2 always spells the version, as the last resort against a symbol of the same name. */
+static char *derive_name(const pg_event *e, int by_id)
+{
+    pg_buf b = { 0 };
+    char *name;
+
+    if (!by_id && e->task && e->task->value)
+        pg_buf_puts(&b, make_ident(e->task->name));
+    if (b.len && e->opcode && e->opcode->value)
+        pg_buf_puts(&b, make_ident(e->opcode->name));
+    if (!b.len)
+        pg_buf_printf(&b, "Event%llu", (unsigned long long)e->value);
+    if (e->version || by_id == 2)
+        pg_buf_printf(&b, "_V%llu", (unsigned long long)e->version);
+    name = pg_strdup(b.data);
+    pg_buf_free(&b);
+    return name;
+}
+
+static pg_event *find_event_name(const pg_provider *p, const pg_event *self)
+{
+    PG_VEC_EACH(pg_event, o, p->events)
+        if (o != self && o->lttng_name && strcmp(o->lttng_name, self->lttng_name) == 0)
+            return o;
+    return NULL;
+}
+
+static void name_events(pg_provider *p)
+{
+    PG_VEC_EACH(pg_event, e, p->events)
+        if (e->symbol)
+            e->lttng_name = make_ident(e->symbol);
+    PG_VEC_EACH(pg_event, e, p->events) {
+        if (e->symbol)
+            continue;
+        e->derived_name = 1;
+        e->lttng_name = derive_name(e, 0);
+        if (find_event_name(p, e))
+            e->lttng_name = derive_name(e, 1);
+        if (find_event_name(p, e))
+            e->lttng_name = derive_name(e, 2);
+    }
+    PG_VEC_EACH(pg_event, e, p->events) {
+        pg_event *o = find_event_name(p, e);
+
+        e->cname = e->lttng_name;
+        if (o && o->index < e->index)
+            pg_error(e->symbol ? e->symbol_loc : e->loc,
+                     "event name \"%s\" is used twice (first at %s:%u)", e->lttng_name,
+                     o->symbol ? o->symbol_loc.file : o->loc.file,
+                     o->symbol ? o->symbol_loc.line : o->loc.line);
+        if (strlen(p->lttng_name) + 1 + strlen(e->lttng_name) >= 256)
+            pg_error(e->loc, "LTTng name \"%s:%s\" is longer than 255 characters", p->lttng_name,
+                     e->lttng_name);
+    }
+}
+
+static void check_events(pg_provider *p)
+{
+    for (size_t i = 0; i < p->events.len; i++) {
+        pg_event *e = p->events.items[i];
+
+        e->index = (unsigned)i;
+        e->provider = p;
+        check_event(p, e);
+        for (size_t j = 0; j < i; j++) {
+            pg_event *o = p->events.items[j];
+
+            if (e->id_ok && o->id_ok && o->value == e->value && o->version == e->version)
+                pg_error(e->value_loc, "event %llu version %llu is defined twice (first at %s:%u)",
+                         (unsigned long long)e->value, (unsigned long long)e->version,
+                         o->value_loc.file, o->value_loc.line);
+        }
+    }
+    name_events(p);
+}
+
+/* ---- providers -------------------------------------------------------------------------------- */
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)tolower((unsigned char)c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "{xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}", braces optional. */
+static int parse_guid(pg_provider *p)
+{
+    const char *s = p->guid;
+    size_t n = strlen(s);
+    uint8_t b[16];
+    static const int dash[] = { 8, 13, 18, 23 };
+
+    if (n == 38 && s[0] == '{' && s[37] == '}')
+        s++, n = 36;
+    if (n != 36)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (s[dash[i]] != '-')
+            return 0;
+    for (int i = 0, k = 0; i < 36; i++) {
+        int hi, lo;
+
+        if (s[i] == '-')
+            continue;
+        hi = hexval(s[i]);
+        lo = hexval(s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return 0;
+        b[k++] = (uint8_t)(hi << 4 | lo);
+        i++;
+    }
+    p->guid_d1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    p->guid_d2 = (uint16_t)(b[4] << 8 | b[5]);
+    p->guid_d3 = (uint16_t)(b[6] << 8 | b[7]);
+    memcpy(p->guid_d4, b + 8, 8);
+    return 1;
+}
+
+/* DESIGN decision 2: drop a leading Microsoft- / Windows-, map the rest to an identifier. */
+static char *lttng_provider_name(const pg_provider *p, const pg_options *opt)
+{
+    const char *n = p->name;
+
+    for (size_t i = 0; opt && i < opt->rename_from.len; i++)
+        if (strcmp(opt->rename_from.items[i], n) == 0)
+            return pg_strdup(opt->rename_to.items[i]);
+    while (!strncmp(n, "Microsoft-", 10) || !strncmp(n, "Windows-", 8))
+        n += n[0] == 'M' ? 10 : 8;
+    return make_ident(*n ? n : p->name);
+}
+
+static int valid_ident(const char *s)
+{
+    if (!*s || isdigit((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
+{
+    if (!p->name) {
+        pg_error(p->loc, "provider has no name");
+        p->name = pg_strdup("Provider");
+    }
+    p->lttng_name = lttng_provider_name(p, opt);
+    if (!valid_ident(p->lttng_name) || strlen(p->lttng_name) > 200)
+        pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
+                 p->lttng_name);
+    if (p->guid && !parse_guid(p))
+        pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+    check_named(&p->levels, "level", 255, 1);
+    check_named(&p->tasks, "task", 65535, 1);
+    PG_VEC_EACH(pg_named, t, p->tasks)
+        check_named(&t->opcodes, "opcode", 255, 1);
+    check_named(&p->opcodes, "opcode", 255, 1);
+    check_keywords(p);
+    check_channels(p);
+    check_maps(m, p);
+    check_templates(p);
+    check_events(p);
+}
+
+/* FireEvent<name> must be unique in the manifest: a host may include every provider's header in
+ * one translation unit. Derived names yield by taking their provider's name as a prefix. */
+static void check_cnames(pg_manifest *m)
+{
+    pg_vec all = { 0 };
+
+    PG_VEC_EACH(pg_provider, p, m->providers)
+        PG_VEC_EACH(pg_event, e, p->events)
+            pg_vec_push(&all, e);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < all.len; i++) {
+            pg_event *e = all.items[i];
+
+            for (size_t j = 0; j < i; j++) {
+                pg_event *o = all.items[j];
+
+                /* the same name twice in one provider was reported already */
+                if (strcmp(e->cname, o->cname) != 0 || e->provider == o->provider)
+                    continue;
+                if (pass == 0 && (e->derived_name || o->derived_name)) {
+                    pg_event *d = e->derived_name ? e : o;
+
+                    d->cname = pg_printf("%s_%s", d->provider->lttng_name, d->lttng_name);
+                } else if (pass == 1) {
+                    pg_error(e->symbol ? e->symbol_loc : e->loc,
+                             "FireEvent%s would be defined twice (also for the event at %s:%u)",
+                             e->cname, o->loc.file, o->loc.line);
+                }
+            }
+        }
+    }
+}
+
+unsigned pg_check(pg_manifest *m, const pg_options *opt)
+{
+    if (!m)
+        return pg_error_count();
+    if (!m->providers.len)
+        pg_error((pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
+                                         "<events><provider>)");
+    for (size_t i = 0; i < m->providers.len; i++) {
+        pg_provider *p = m->providers.items[i];
+
+        check_provider(m, p, opt);
+        for (size_t j = 0; j < i; j++) {
+            pg_provider *o = m->providers.items[j];
+
+            if (strcmp(o->lttng_name, p->lttng_name) == 0)
+                pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
+                         "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
+                         o->name, o->name_loc.file, o->name_loc.line);
+        }
+    }
+    check_cnames(m);
+    return pg_error_count();
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* enable-list: the LTTng events an ETW session with a keyword mask and a level would receive. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int parse_number(const char *s, uint64_t *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtoull(s, &end, 16);
+    return !errno && *s && !*end && *s != '-';
+}
+
+static const pg_named *find_keyword(const pg_manifest *m, const pg_provider *only, const char *name)
+{
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
+        if (only && p != only)
+            continue;
+        PG_VEC_EACH(const pg_named, k, p->keywords)
+            if (k->name && strcmp(k->name, name) == 0)
+                return k;
+    }
+    return NULL;
+}
+
+/* A hex mask ("0x1", "1") or keyword names of the manifest ("GC,JIT"). */
+static int parse_keywords(const pg_manifest *m, const pg_provider *only, const char *s, uint64_t *mask)
+{
+    char *list, *save = NULL;
+
+    if (!s) {
+        *mask = UINT64_MAX;
+        return 0;
+    }
+    if (parse_number(s, mask))
+        return 0;
+    *mask = 0;
+    list = pg_strdup(s);
+    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+        const pg_named *kw = find_keyword(m, only, k);
+
+        if (!kw) {
+            fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", k);
+            return 2;
+        }
+        *mask |= kw->value;
+    }
+    return 0;
+}
+
+/* ETW's rule: (level <= L or L == 0) and (keywords == 0 or keywords & mask). */
+static int selected(const pg_event *e, uint64_t level, uint64_t mask)
+{
+    uint64_t l = e->level ? e->level->value : 0;
+
+    return (level == 0 || l <= level) && (e->keywords == 0 || (e->keywords & mask) != 0);
+}
+
+int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
+                   const char *provider, pg_buf *out)
+{
+    const pg_provider *only = NULL;
+    uint64_t mask, lvl = 0;
+    char *end;
+
+    if (provider) {
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            if (strcmp(p->name, provider) == 0 || strcmp(p->lttng_name, provider) == 0)
+                only = p;
+        if (!only) {
+            fprintf(stderr, "palev-gen: no provider \"%s\" in %s\n", provider, m->path);
+            return 2;
+        }
+    }
+    if (level) {
+        errno = 0;
+        lvl = strtoull(level, &end, 0);
+        if (errno || !*level || *end || lvl > 255 || *level == '-') {
+            fprintf(stderr, "palev-gen: --level wants a number from 0 to 255, not \"%s\"\n", level);
+            return 2;
+        }
+    }
+    if (parse_keywords(m, only, keywords, &mask))
+        return 2;
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
+        if (only && p != only)
+            continue;
+        PG_VEC_EACH(const pg_event, e, p->events)
+            if (selected(e, lvl, mask))
+                pg_buf_printf(out, "%s%s:%s", out->len ? "," : "", p->lttng_name, e->lttng_name);
+    }
+    pg_buf_puts(out, "\n");
+    return 0;
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* Lowering: manifest fields to C parameters and LTTng trace fields (see README "Types"). */
+#include "lower.h"
+
+#include <string.h>
+
+static int is_int(const pg_field *f)
+{
+    return f->type && f->type->kind == PG_K_INT;
+}
+
+struct scope {
+    const pg_field *arr;    /* enclosing array of structs */
+    const char *arr_src;    /* expression of its base pointer */
+    const char *arr_prefix; /* prefix of the scope holding it (for its count=) */
+    const char *prefix;     /* how fields of this scope are reached */
+};
+
+static void add_leaf(const pg_field *f, const struct scope *sc, pg_vec *leaves)
+{
+    pg_leaf *l = pg_alloc(sizeof(*l));
+    const pg_field *arr = sc->arr;
+
+    l->f = f;
+    l->arr = arr;
+    l->prefix = sc->prefix;
+    l->arr_src = sc->arr_src;
+    l->arr_prefix = sc->arr_prefix;
+    l->src = pg_printf("%s%s", sc->prefix, f->cname);
+    if (arr) {
+        l->rec = f->count.present ? PG_REC_NESTED : is_int(f) ? PG_REC_INTS : PG_REC_JSON;
+        if (l->rec == PG_REC_INTS && arr->count.is_const)
+            l->fixed = 1, l->fixed_len = arr->count.value;
+    } else if (f->count.present) {
+        l->rec = is_int(f) ? PG_REC_INTS : PG_REC_JSON;
+        if (l->rec == PG_REC_INTS && f->count.is_const)
+            l->fixed = 1, l->fixed_len = f->count.value;
+    } else {
+        switch (f->type->kind) {
+        case PG_K_INT: l->rec = PG_REC_INT; break;
+        case PG_K_FLOAT: l->rec = PG_REC_FLOAT; break;
+        case PG_K_BINARY:
+            l->rec = PG_REC_BYTES;
+            if (!f->type->counted && f->length.is_const)
+                l->fixed = 1, l->fixed_len = f->length.value;
+            break;
+        default: l->rec = PG_REC_STRING; break;
+        }
+    }
+    pg_vec_push(leaves, l);
+}
+
+/* Fields of a struct parameter are reached as "S->M", of a struct held by value as "S->In.M".
+ * Members of an array of structs are gathered by offset, not reached by expression. */
+static void walk(const pg_vec *fields, const struct scope *sc, pg_vec *leaves)
+{
+    PG_VEC_EACH(const pg_field, f, *fields) {
+        struct scope inner = *sc;
+
+        if (!f->is_struct) {
+            if (f->type)
+                add_leaf(f, sc, leaves);
+            continue;
+        }
+        if (f->count.present) {
+            inner.arr = f;
+            inner.arr_src = pg_printf("%s%s", sc->prefix, f->cname);
+            inner.arr_prefix = sc->prefix;
+            inner.prefix = "";
+        } else {
+            inner.prefix = pg_printf("%s%s%s", sc->prefix, f->cname, f->parent ? "." : "->");
+        }
+        walk(&f->members, &inner, leaves);
+    }
+}
+
+void pg_template_leaves(const pg_template *t, pg_vec *leaves)
+{
+    struct scope top = { NULL, NULL, NULL, "" };
+
+    if (t)
+        walk(&t->fields, &top, leaves);
+}
+
+const char *pg_scalar_ctype(const pg_field *f)
+{
+    return f->type->ctype;
+}
+
+const char *pg_struct_typename(const pg_provider *p, const pg_template *t, const pg_field *s)
+{
+    return pg_printf("%s_%s_%s", p->lttng_name, t->ident, s->tname);
+}
+
+/* The C type of one element of an array, or of a scalar. */
+static const char *value_type(const pg_field *f, int in_struct)
+{
+    switch (f->type->kind) {
+    case PG_K_INT: return f->type->is_pointer ? "const void *" : f->type->ctype;
+    case PG_K_FLOAT: return f->type->ctype;
+    case PG_K_UTF16: return "const char16_t *";
+    case PG_K_ANSI: return "const char *";
+    case PG_K_GUID: return in_struct ? "palev_guid" : "const palev_guid *";
+    case PG_K_SYSTEMTIME: return in_struct ? "palev_systemtime" : "const palev_systemtime *";
+    case PG_K_BINARY:
+    case PG_K_SID: return "const void *";
+    }
+    return "void *";
+}
+
+static void put_decl(pg_buf *b, const char *type, const char *name)
+{
+    size_t n = strlen(type);
+
+    pg_buf_printf(b, "%s%s%s", type, n && type[n - 1] == '*' ? "" : " ", name);
+}
+
+char *pg_param_decl(const pg_field *f, const char *name, int in_struct)
+{
+    pg_buf b = { 0 };
+    char *s;
+
+    if (f->is_struct) {
+        /* callers declare structs: their type name needs the provider and template */
+    } else if (f->count.present) {
+        const char *elem;
+
+        switch (f->type->kind) {
+        case PG_K_GUID: elem = "palev_guid"; break;
+        case PG_K_SYSTEMTIME: elem = "palev_systemtime"; break;
+        default: elem = value_type(f, 1); break;
+        }
+        if (elem[strlen(elem) - 1] == '*')
+            put_decl(&b, pg_printf("%sconst *", elem), name);
+        else
+            put_decl(&b, pg_printf("const %s *", elem), name);
+    } else {
+        put_decl(&b, value_type(f, in_struct), name);
+    }
+    s = pg_strdup(b.data ? b.data : "");
+    pg_buf_free(&b);
+    return s;
+}
+
+static void put_param(pg_buf *b, const pg_provider *p, const pg_template *t, const pg_field *f)
+{
+    if (b->len)
+        pg_buf_puts(b, ", ");
+    if (f->is_struct) {
+        put_decl(b, pg_printf("const %s *", pg_struct_typename(p, t, f)), f->cname);
+        return;
+    }
+    pg_buf_puts(b, pg_param_decl(f, f->cname, 0));
+    if (f->type->counted)
+        pg_buf_printf(b, ", uint16_t %s_Length", f->cname);
+}
+
+char *pg_params(const pg_provider *p, const pg_template *t)
+{
+    pg_buf b = { 0 };
+    char *s;
+
+    if (t)
+        PG_VEC_EACH(const pg_field, f, t->fields)
+            if (f->is_struct || f->type)
+                put_param(&b, p, t, f);
+    s = pg_strdup(b.len ? b.data : "void");
+    pg_buf_free(&b);
+    return s;
+}
+
+char *pg_args(const pg_template *t)
+{
+    pg_buf b = { 0 };
+    char *s;
+
+    if (t) {
+        PG_VEC_EACH(const pg_field, f, t->fields) {
+            if (!f->is_struct && !f->type)
+                continue;
+            pg_buf_printf(&b, "%s%s", b.len ? ", " : "", f->cname);
+            if (!f->is_struct && f->type->counted)
+                pg_buf_printf(&b, ", %s_Length", f->cname);
+        }
+    }
+    s = pg_strdup(b.data ? b.data : "");
+    pg_buf_free(&b);
+    return s;
+}
+
+static void emit_struct_type(pg_buf *b, const pg_provider *p, const pg_template *t, const pg_field *s)
+{
+    PG_VEC_EACH(const pg_field, m, s->members)
+        if (m->is_struct)
+            emit_struct_type(b, p, t, m);
+    pg_buf_printf(b, "/* One element of %s \"%s\" in template \"", s->count.present ? "the array" : "struct", s->name);
+    pg_put_comment_text(b, t->tid);
+    pg_buf_puts(b, "\". */\n");
+    pg_buf_printf(b, "typedef struct %s {\n", pg_struct_typename(p, t, s));
+    PG_VEC_EACH(const pg_field, m, s->members) {
+        pg_buf_puts(b, "    ");
+        if (m->is_struct && m->count.present)
+            put_decl(b, pg_printf("const %s *", pg_struct_typename(p, t, m)), m->cname);
+        else if (m->is_struct)
+            put_decl(b, pg_struct_typename(p, t, m), m->cname);
+        else
+            pg_buf_puts(b, pg_param_decl(m, m->cname, 1));
+        pg_buf_puts(b, ";\n");
+        if (!m->is_struct && m->type && m->type->counted)
+            pg_buf_printf(b, "    uint16_t %s_Length;\n", m->cname);
+    }
+    pg_buf_printf(b, "} %s;\n\n", pg_struct_typename(p, t, s));
+}
+
+void pg_emit_struct_types(pg_buf *b, const pg_provider *p, const pg_template *t)
+{
+    PG_VEC_EACH(const pg_field, f, t->fields)
+        if (f->is_struct)
+            emit_struct_type(b, p, t, f);
+}
+
+void pg_put_c_string(pg_buf *b, const char *s)
+{
+    pg_buf_putn(b, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            pg_buf_printf(b, "\\%c", *c);
+        else if (*c < 0x20 || *c >= 0x7F || *c == '?')
+            pg_buf_printf(b, "\\%03o", *c);
+        else
+            pg_buf_putn(b, (const char *)c, 1);
+    }
+    pg_buf_putn(b, "\"", 1);
+}
+
+void pg_put_comment_text(pg_buf *b, const char *s)
+{
+    for (const char *c = s; *c; c++) {
+        if (c[0] == '*' && c[1] == '/')
+            pg_buf_puts(b, "*\\/"), c++;
+        else if (*c == '\n' || *c == '\r')
+            pg_buf_putn(b, " ", 1);
+        else
+            pg_buf_putn(b, c, 1);
+    }
+}
+
+int pg_template_needs_scratch(const pg_template *t)
+{
+    pg_vec leaves = { 0 };
+
+    pg_template_leaves(t, &leaves);
+    PG_VEC_EACH(const pg_leaf, l, leaves) {
+        const pg_intype *ty = l->f->type;
+
+        /* NUL-terminated ANSI strings are recorded in place */
+        if (l->rec == PG_REC_STRING && ty->kind == PG_K_ANSI && !ty->counted && !l->f->length.present)
+            continue;
+        if (l->rec == PG_REC_STRING || l->rec == PG_REC_JSON || l->rec == PG_REC_NESTED || l->arr)
+            return 1;
+    }
+    return 0;
+}

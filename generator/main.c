@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* palev-gen command line: arguments and files only; the work is in the library around model.h. */
+#include "model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EXIT_MANIFEST 1
+#define EXIT_USAGE 2
+
+static const char usage[] =
+    "usage: palev-gen generate [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
+    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
+    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
+    "       palev-gen enable-list [--keywords HEXMASK|NAME,...] [--level N] [--provider NAME] MANIFEST\n"
+    "Exit status: 0 success, 1 manifest errors, 2 usage errors.\n";
+
+struct args {
+    const char *command;
+    const char *outdir;
+    const char *manifest;
+    const char *keywords;
+    const char *level;
+    const char *provider;
+    pg_options opt;
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("palev-gen: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n", stderr);
+    fputs(usage, stderr);
+    return EXIT_USAGE;
+}
+
+static int add_rename(struct args *a, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+
+    if (!eq || eq == spec || !eq[1])
+        return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", spec);
+    pg_vec_push(&a->opt.rename_from, pg_strndup(spec, (size_t)(eq - spec)));
+    pg_vec_push(&a->opt.rename_to, pg_strdup(eq + 1));
+    return 0;
+}
+
+/* Options that take a value, each stored into one field of struct args. */
+static const char **option_slot(struct args *a, const char *name)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } table[] = {
+        { "-o", offsetof(struct args, outdir) },
+        { "--keywords", offsetof(struct args, keywords) },
+        { "--level", offsetof(struct args, level) },
+        { "--provider", offsetof(struct args, provider) },
+    };
+
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+        if (strcmp(table[i].name, name) == 0)
+            return (const char **)((char *)a + table[i].offset);
+    return NULL;
+}
+
+static int parse_args(struct args *a, int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "no command given");
+    a->command = argv[1];
+    for (int i = 2; i < argc; i++) {
+        const char **slot = option_slot(a, argv[i]);
+
+        if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
+            if (add_rename(a, argv[++i]))
+                return EXIT_USAGE;
+        } else if (slot && i + 1 < argc) {
+            *slot = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("unknown or incomplete option \"%s\"", argv[i]);
+        } else if (a->manifest) {
+            return usage_error("more than one manifest given (\"%s\")", argv[i]);
+        } else {
+            a->manifest = argv[i];
+        }
+    }
+    if (!a->manifest)
+        return usage_error("%s", "no manifest given");
+    return 0;
+}
+
+static int make_dirs(const char *dir)
+{
+    char *path = pg_strdup(dir);
+
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static int write_output(const char *dir, pg_vec *files)
+{
+    if (make_dirs(dir)) {
+        pg_error((pg_loc){ dir, 0 }, "cannot create directory: %s", strerror(errno));
+        return EXIT_MANIFEST;
+    }
+    return pg_write_files(dir, files) ? EXIT_MANIFEST : 0;
+}
+
+static int run_generate(struct args *a, pg_manifest *m, int selftest)
+{
+    pg_vec files = { 0 };
+
+    if (!a->outdir)
+        return usage_error("%s needs -o OUTDIR", a->command);
+    PG_VEC_EACH(pg_provider, p, m->providers) {
+        if (!p->events.len) {
+            pg_warning(p->loc, "provider \"%s\" has no events: nothing generated", p->name);
+            continue;
+        }
+        if (selftest)
+            pg_emit_selftest(m, p, &files);
+        else
+            pg_emit_provider(m, p, &files);
+    }
+    return write_output(a->outdir, &files);
+}
+
+static int run(struct args *a)
+{
+    static const char *const commands[] = { "generate", "check", "selftest", "enable-list" };
+    pg_manifest *m;
+    size_t cmd = 0;
+
+    while (cmd < 4 && strcmp(commands[cmd], a->command) != 0)
+        cmd++;
+    if (cmd == 4)
+        return usage_error("unknown command \"%s\"", a->command);
+    m = pg_parse_file(a->manifest);
+    /* Checking a document that did not parse would only add noise to the real error. */
+    if (pg_error_count() || pg_check(m, &a->opt))
+        return EXIT_MANIFEST;
+    if (cmd == 0 || cmd == 2)
+        return run_generate(a, m, cmd == 2);
+    if (cmd == 3) {
+        pg_buf out = { 0 };
+        int rc = pg_enable_list(m, a->keywords, a->level, a->provider, &out);
+
+        if (!rc)
+            fputs(out.data ? out.data : "\n", stdout);
+        pg_buf_free(&out);
+        return rc;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct args a = { 0 };
+    int rc;
+
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    rc = parse_args(&a, argc, argv);
+    if (!rc)
+        rc = run(&a);
+    pg_arena_free();
+    return rc;
+}

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/* The manifest model shared by palev-gen's phases: parse -> check -> emit. */
+#ifndef PALEVGEN_MODEL_H
+#define PALEVGEN_MODEL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- utilities (util.c) ------------------------------------------------------------------- */
+
+/* Every model allocation comes from one arena, freed at once. Out of memory aborts the generator
+ * (a build tool, not the host): there is nothing useful to do without memory. */
+void *pg_alloc(size_t size);
+char *pg_strdup(const char *s);
+char *pg_strndup(const char *s, size_t n);
+char *pg_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pg_arena_free(void);
+
+/* A growable array of pointers. */
+typedef struct pg_vec {
+    void **items;
+    size_t len, cap;
+} pg_vec;
+void pg_vec_push(pg_vec *v, void *item);
+#define PG_VEC_EACH(type, var, vec) \
+    for (size_t var##_i = 0; var##_i < (vec).len; var##_i++) \
+        for (type *var = (type *)(vec).items[var##_i]; var; var = NULL)
+
+/* A growable string, kept in the arena. */
+typedef struct pg_buf {
+    char *data;
+    size_t len, cap;
+} pg_buf;
+void pg_buf_puts(pg_buf *b, const char *s);
+void pg_buf_putn(pg_buf *b, const char *s, size_t n);
+void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Forget the contents; the memory returns to the system with pg_arena_free(). */
+void pg_buf_free(pg_buf *b);
+
+/* A source location: every model node carries one. */
+typedef struct pg_loc {
+    const char *file;
+    unsigned line;
+} pg_loc;
+
+/* Diagnostics: "file:line: error: message". Errors are counted, never fatal at first sight. */
+void pg_error(pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pg_warning(pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned pg_error_count(void);
+void pg_diag_reset(void);
+/* When set (tests, fuzzing), diagnostics are not printed. */
+void pg_diag_quiet(int quiet);
+
+/* ---- types (types.c) ---------------------------------------------------------------------- */
+
+/* How a value of an inType is passed and recorded. */
+enum pg_kind {
+    PG_K_INT,       /* an integer of ctype, recorded as an LTTng integer */
+    PG_K_FLOAT,     /* float or double */
+    PG_K_UTF16,     /* const char16_t *, recorded as a UTF-8 string */
+    PG_K_ANSI,      /* const char *, recorded as a string */
+    PG_K_BINARY,    /* bytes, recorded as hex uint8 array or sequence */
+    PG_K_GUID,      /* palev_guid, recorded as a string */
+    PG_K_SYSTEMTIME,/* palev_systemtime, recorded as a string */
+    PG_K_SID        /* binary SID, recorded as a string */
+};
+
+typedef struct pg_intype {
+    const char *name;       /* local name, e.g. "UInt32" */
+    int tdh;                /* TDH_INTYPE number */
+    enum pg_kind kind;
+    const char *ctype;      /* C type of a scalar value (integers, floats) */
+    unsigned size;          /* bytes of an inline value; 0 for pointer-passed values */
+    int is_signed;
+    int hex;                /* recorded in hex by default (Pointer, HexInt*) */
+    int counted;            /* Counted* forms: the length travels as an extra argument */
+    int is_bool;            /* win:Boolean */
+    int is_pointer;         /* win:Pointer: passed as const void * */
+} pg_intype;
+
+const pg_intype *pg_intype_lookup(const char *qname);
+/* 1 when the outType asks for hex display, 0 when it is known and decimal, -1 when unknown. */
+int pg_outtype_hex(const char *qname);
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+typedef struct pg_map_entry {
+    pg_loc loc;
+    char *value_str;
+    uint64_t value;
+    char *message;          /* raw attribute */
+    char *label;            /* resolved message text, else symbol, else the value */
+} pg_map_entry;
+
+typedef struct pg_map {
+    pg_loc loc;
+    char *name;
+    int is_bitmap;
+    pg_vec entries;         /* pg_map_entry */
+    char *ident;            /* enum name in the tracepoint header */
+    int used_enum;          /* a scalar integer field uses it as a valueMap enum */
+    unsigned enum_bits;     /* narrowest integer using it: entries beyond are left out */
+    int enum_signed;
+} pg_map;
+
+/* A count= or length= attribute: a constant or the name of a sibling field. */
+typedef struct pg_ref {
+    int present;
+    char *text;             /* as written */
+    int is_const;
+    uint64_t value;
+    char *name;
+    pg_loc loc;
+    struct pg_field *field; /* resolved sibling */
+} pg_ref;
+
+typedef struct pg_field {
+    pg_loc loc;
+    char *name;             /* as in the manifest */
+    char *ident;            /* trace field name / C member stem, a valid identifier */
+    char *cname;            /* C parameter or member name (ident, keyword-safe) */
+    char *tname;            /* field name in the trace: ident, or <struct>_<member> */
+    int is_struct;
+    char *intype_name;
+    char *outtype_name;
+    char *map_name;
+    pg_loc type_loc, outtype_loc, map_loc;
+    const pg_intype *type;  /* NULL for a struct */
+    int hex;                /* display in hex */
+    pg_map *map;
+    pg_ref count;
+    pg_ref length;
+    pg_vec members;         /* pg_field, for a struct */
+    struct pg_field *parent;/* enclosing struct, or NULL */
+    int used_as_count;      /* some sibling names it in count= */
+    int used_as_length;     /* some sibling names it in length= */
+} pg_field;
+
+typedef struct pg_template {
+    pg_loc loc;
+    char *tid;
+    char *ident;
+    pg_vec fields;          /* pg_field */
+    int used;
+    unsigned index;
+} pg_template;
+
+typedef struct pg_named {   /* level, task, opcode, keyword, channel */
+    pg_loc loc;
+    char *name;
+    char *symbol;
+    char *message;
+    char *value_str;        /* as written */
+    pg_loc value_loc;
+    uint64_t value;         /* level/task/opcode value, keyword mask, channel number */
+    int builtin;
+    struct pg_named *task;  /* for an opcode defined inside a task */
+    pg_vec opcodes;         /* for a task: the opcodes defined inside it */
+    char *chid;             /* channels */
+    char *type;             /* channels: Admin, Operational, Analytic, Debug */
+    int imported;           /* channels: <importChannel> */
+} pg_named;
+
+typedef struct pg_event {
+    pg_loc loc;
+    char *value_str, *version_str;
+    pg_loc value_loc, version_loc, symbol_loc;
+    pg_loc level_loc, task_loc, opcode_loc, keywords_loc, template_loc, channel_loc;
+    uint64_t value;
+    uint64_t version;
+    int id_ok;              /* value and version parsed */
+    char *symbol;
+    char *level_name, *task_name, *opcode_name, *keywords_attr, *template_name, *channel_name;
+    char *message;
+    pg_named *level, *task, *opcode, *channel;
+    uint64_t keywords;
+    pg_template *tmpl;
+    char *lttng_name;       /* event name in LTTng */
+    char *cname;            /* suffix of FireEvent<cname>, unique in the manifest */
+    int derived_name;
+    unsigned index;         /* position in its provider */
+    struct pg_provider *provider;
+    int loglevel;           /* LTTng log level */
+} pg_event;
+
+typedef struct pg_provider {
+    pg_loc loc;
+    char *name;             /* ETW name */
+    char *guid;             /* as written */
+    pg_loc name_loc, guid_loc;
+    uint32_t guid_d1;
+    uint16_t guid_d2, guid_d3;
+    uint8_t guid_d4[8];
+    char *symbol;
+    char *lttng_name;
+    pg_vec levels, tasks, opcodes, keywords, channels, maps, templates, events;
+    int uses_bool_enum;
+} pg_provider;
+
+typedef struct pg_string {
+    char *id;
+    char *value;
+} pg_string;
+
+typedef struct pg_manifest {
+    const char *path;       /* as given on the command line */
+    const char *basename;   /* for generated comments */
+    pg_vec providers;
+    pg_vec strings;         /* pg_string of the preferred culture */
+} pg_manifest;
+
+/* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
+ * Errors are reported through pg_error; returns the model (possibly partial). */
+pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len);
+pg_manifest *pg_parse_file(const char *path);
+
+/* --provider-name overrides. */
+typedef struct pg_options {
+    pg_vec rename_from;     /* char *, ETW names */
+    pg_vec rename_to;       /* char *, LTTng names */
+} pg_options;
+
+/* Resolve references, derive names, validate. Returns the number of errors. */
+unsigned pg_check(pg_manifest *m, const pg_options *opt);
+
+/* ---- emitters --------------------------------------------------------------------------------- */
+
+/* One generated file. */
+typedef struct pg_file {
+    char *name;             /* file name within the output directory */
+    pg_buf text;
+} pg_file;
+
+void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+
+/* The comma-separated P:Event list an ETW session (keywords, level) would receive. Returns 0, or 2
+ * for a bad option value (reported on stderr). */
+int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
+                   const char *provider, pg_buf *out);
+
+/* Write every file into dir atomically: all or nothing. Returns 0 or -1 (reported). */
+int pg_write_files(const char *dir, pg_vec *files);
+
+
+#endif /* PALEVGEN_MODEL_H */

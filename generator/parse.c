@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/* The manifest reader: expat events into the model, every node with its file:line. */
+#include "model.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where the reader is: the kind of the enclosing element decides what a child element means. */
+enum ctx {
+    C_SKIP,         /* inside an element we do not interpret: ignore the whole subtree */
+    C_ROOT,         /* document level, and wrappers such as <instrumentationManifest>, <assembly> */
+    C_INSTR,        /* <instrumentation> */
+    C_PROVIDERS,    /* <events> listing providers */
+    C_PROVIDER,
+    C_CHANNELS, C_LEVELS, C_TASKS, C_TASK, C_TASK_OPCODES, C_OPCODES, C_KEYWORDS,
+    C_MAPS, C_MAP, C_TEMPLATES, C_TEMPLATE, C_STRUCT, C_EVENTS,
+    C_LOCALIZATION, C_RESOURCES, C_STRINGTABLE,
+    C_LEAF          /* an interpreted element whose children do not matter */
+};
+
+struct frame {
+    enum ctx ctx;
+    void *node;     /* the model object this element created, if any */
+};
+
+struct reader {
+    XML_Parser xml;
+    pg_manifest *m;
+    const char *path;
+    const char *text;   /* the UTF-8 document, for attribute line numbers */
+    size_t text_len;
+    struct frame stack[64];
+    unsigned depth;     /* may exceed 64: deeper frames are all C_SKIP */
+    pg_provider *provider;
+    pg_template *tmpl;
+    int culture_rank;   /* rank of the culture whose strings are kept */
+    int resources_rank; /* rank of the <resources> being read */
+};
+
+typedef void (*start_fn)(struct reader *r, const char **atts, struct frame *f);
+
+struct rule {
+    enum ctx parent;
+    const char *element;
+    enum ctx child;
+    start_fn start;
+};
+
+static const char *local_name(const char *name)
+{
+    const char *colon = strrchr(name, ':');
+
+    return colon ? colon + 1 : name;
+}
+
+static pg_loc here(struct reader *r)
+{
+    pg_loc loc = { r->path, (unsigned)XML_GetCurrentLineNumber(r->xml) };
+
+    return loc;
+}
+
+/* The line of an attribute inside the current start tag (tags often span lines). */
+static pg_loc attr_loc(struct reader *r, const char *attr)
+{
+    pg_loc loc = here(r);
+    XML_Index at = XML_GetCurrentByteIndex(r->xml);
+    size_t n = strlen(attr);
+    char quote = 0;
+
+    if (at < 0)
+        return loc;
+    for (size_t i = (size_t)at; i < r->text_len; i++) {
+        char c = r->text[i];
+
+        if (quote) {
+            quote = c == quote ? 0 : quote;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+        } else if (c == '>') {
+            break;
+        } else if ((c == ' ' || c == '\t' || c == '\n' || c == '\r') && i + 1 + n < r->text_len &&
+                   strncmp(r->text + i + 1, attr, n) == 0 &&
+                   strchr(" \t\r\n=", r->text[i + 1 + n])) {
+            return loc;
+        }
+        if (c == '\n' || (c == '\r' && (i + 1 >= r->text_len || r->text[i + 1] != '\n')))
+            loc.line++;
+    }
+    return here(r);
+}
+
+static char *attr(const char **atts, const char *name)
+{
+    for (; atts[0]; atts += 2)
+        if (strcmp(local_name(atts[0]), name) == 0)
+            return pg_strdup(atts[1]);
+    return NULL;
+}
+
+static char *attr_at(struct reader *r, const char **atts, const char *name, pg_loc *loc)
+{
+    char *v = attr(atts, name);
+
+    *loc = v ? attr_loc(r, name) : here(r);
+    return v;
+}
+
+static void ref_attr(struct reader *r, const char **atts, const char *name, pg_ref *ref)
+{
+    ref->text = attr_at(r, atts, name, &ref->loc);
+    ref->present = ref->text != NULL;
+}
+
+static void start_provider(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_provider *p = pg_alloc(sizeof(*p));
+
+    p->loc = here(r);
+    p->name = attr_at(r, atts, "name", &p->name_loc);
+    p->guid = attr_at(r, atts, "guid", &p->guid_loc);
+    p->symbol = attr(atts, "symbol");
+    pg_vec_push(&r->m->providers, p);
+    r->provider = p;
+    f->node = p;
+}
+
+static pg_named *named(struct reader *r, const char **atts, const char *value_attr, pg_vec *into)
+{
+    pg_named *n = pg_alloc(sizeof(*n));
+
+    n->loc = here(r);
+    n->name = attr(atts, "name");
+    n->symbol = attr(atts, "symbol");
+    n->message = attr(atts, "message");
+    if (value_attr)
+        n->value_str = attr_at(r, atts, value_attr, &n->value_loc);
+    pg_vec_push(into, n);
+    return n;
+}
+
+static void start_level(struct reader *r, const char **atts, struct frame *f)
+{
+    f->node = named(r, atts, "value", &r->provider->levels);
+}
+
+static void start_task(struct reader *r, const char **atts, struct frame *f)
+{
+    f->node = named(r, atts, "value", &r->provider->tasks);
+}
+
+static void start_opcode(struct reader *r, const char **atts, struct frame *f)
+{
+    f->node = named(r, atts, "value", &r->provider->opcodes);
+}
+
+static void start_task_opcode(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_named *task = f[-2].node;
+    pg_named *op = named(r, atts, "value", &task->opcodes);
+
+    op->task = task;
+    f->node = op;
+}
+
+static void start_keyword(struct reader *r, const char **atts, struct frame *f)
+{
+    f->node = named(r, atts, "mask", &r->provider->keywords);
+}
+
+static void start_channel(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_named *c = named(r, atts, "value", &r->provider->channels);
+
+    c->chid = attr(atts, "chid");
+    c->type = attr(atts, "type");
+    f->node = c;
+}
+
+static void start_import_channel(struct reader *r, const char **atts, struct frame *f)
+{
+    start_channel(r, atts, f);
+    ((pg_named *)f->node)->imported = 1;
+}
+
+static void start_map(struct reader *r, const char **atts, struct frame *f, int is_bitmap)
+{
+    pg_map *m = pg_alloc(sizeof(*m));
+
+    m->loc = here(r);
+    m->name = attr(atts, "name");
+    m->is_bitmap = is_bitmap;
+    pg_vec_push(&r->provider->maps, m);
+    f->node = m;
+}
+
+static void start_value_map(struct reader *r, const char **atts, struct frame *f)
+{
+    start_map(r, atts, f, 0);
+}
+
+static void start_bit_map(struct reader *r, const char **atts, struct frame *f)
+{
+    start_map(r, atts, f, 1);
+}
+
+static void start_map_entry(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_map *m = f[-1].node;
+    pg_map_entry *e = pg_alloc(sizeof(*e));
+
+    e->value_str = attr_at(r, atts, "value", &e->loc);
+    e->message = attr(atts, "message");
+    e->label = attr(atts, "symbol");
+    pg_vec_push(&m->entries, e);
+    f->node = e;
+}
+
+static void start_template(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_template *t = pg_alloc(sizeof(*t));
+
+    t->loc = here(r);
+    t->tid = attr(atts, "tid");
+    pg_vec_push(&r->provider->templates, t);
+    r->tmpl = t;
+    f->node = t;
+}
+
+static pg_field *field(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_field *fld = pg_alloc(sizeof(*fld));
+    pg_loc name_loc;
+
+    fld->loc = here(r);
+    fld->name = attr_at(r, atts, "name", &name_loc);
+    fld->loc = name_loc;
+    ref_attr(r, atts, "count", &fld->count);
+    ref_attr(r, atts, "length", &fld->length);
+    if (f[-1].ctx == C_STRUCT) {
+        fld->parent = f[-1].node;
+        pg_vec_push(&fld->parent->members, fld);
+    } else {
+        pg_vec_push(&r->tmpl->fields, fld);
+    }
+    f->node = fld;
+    return fld;
+}
+
+static void start_data(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_field *fld = field(r, atts, f);
+
+    fld->intype_name = attr_at(r, atts, "inType", &fld->type_loc);
+    fld->outtype_name = attr_at(r, atts, "outType", &fld->outtype_loc);
+    fld->map_name = attr_at(r, atts, "map", &fld->map_loc);
+}
+
+static void start_struct(struct reader *r, const char **atts, struct frame *f)
+{
+    field(r, atts, f)->is_struct = 1;
+}
+
+static void start_event(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_event *e = pg_alloc(sizeof(*e));
+
+    e->loc = here(r);
+    e->value_str = attr_at(r, atts, "value", &e->value_loc);
+    e->version_str = attr_at(r, atts, "version", &e->version_loc);
+    e->symbol = attr_at(r, atts, "symbol", &e->symbol_loc);
+    e->level_name = attr_at(r, atts, "level", &e->level_loc);
+    e->task_name = attr_at(r, atts, "task", &e->task_loc);
+    e->opcode_name = attr_at(r, atts, "opcode", &e->opcode_loc);
+    e->keywords_attr = attr_at(r, atts, "keywords", &e->keywords_loc);
+    e->template_name = attr_at(r, atts, "template", &e->template_loc);
+    e->channel_name = attr_at(r, atts, "channel", &e->channel_loc);
+    e->message = attr(atts, "message");
+    pg_vec_push(&r->provider->events, e);
+    f->node = e;
+}
+
+/* Strings of one culture are kept: en-US first, then any English, then the first one seen. */
+static int culture_rank(const char *culture)
+{
+    if (!culture)
+        return 1;
+    if (strcmp(culture, "en-US") == 0)
+        return 3;
+    return strncmp(culture, "en", 2) == 0 ? 2 : 1;
+}
+
+static void start_resources(struct reader *r, const char **atts, struct frame *f)
+{
+    int rank = culture_rank(attr(atts, "culture"));
+
+    (void)f;
+    r->resources_rank = rank > r->culture_rank ? rank : 0;
+    if (r->resources_rank) {
+        r->culture_rank = rank;
+        r->m->strings.len = 0;
+    }
+}
+
+static void start_string(struct reader *r, const char **atts, struct frame *f)
+{
+    pg_string *s;
+
+    (void)f;
+    if (!r->resources_rank)
+        return;
+    s = pg_alloc(sizeof(*s));
+    s->id = attr(atts, "id");
+    s->value = attr(atts, "value");
+    if (s->id && s->value)
+        pg_vec_push(&r->m->strings, s);
+}
+
+/* Elements not listed are skipped with their whole subtree: UserData, counters, filters, ... */
+static const struct rule rules[] = {
+    { C_ROOT, "instrumentationManifest", C_ROOT, NULL },
+    { C_ROOT, "assembly", C_ROOT, NULL },
+    { C_ROOT, "instrumentation", C_INSTR, NULL },
+    { C_ROOT, "localization", C_LOCALIZATION, NULL },
+    { C_INSTR, "events", C_PROVIDERS, NULL },
+    { C_PROVIDERS, "provider", C_PROVIDER, start_provider },
+    { C_PROVIDER, "channels", C_CHANNELS, NULL },
+    { C_PROVIDER, "levels", C_LEVELS, NULL },
+    { C_PROVIDER, "tasks", C_TASKS, NULL },
+    { C_PROVIDER, "opcodes", C_OPCODES, NULL },
+    { C_PROVIDER, "keywords", C_KEYWORDS, NULL },
+    { C_PROVIDER, "maps", C_MAPS, NULL },
+    { C_PROVIDER, "templates", C_TEMPLATES, NULL },
+    { C_PROVIDER, "events", C_EVENTS, NULL },
+    { C_CHANNELS, "channel", C_LEAF, start_channel },
+    { C_CHANNELS, "importChannel", C_LEAF, start_import_channel },
+    { C_LEVELS, "level", C_LEAF, start_level },
+    { C_TASKS, "task", C_TASK, start_task },
+    { C_TASK, "opcodes", C_TASK_OPCODES, NULL },
+    { C_TASK_OPCODES, "opcode", C_LEAF, start_task_opcode },
+    { C_OPCODES, "opcode", C_LEAF, start_opcode },
+    { C_KEYWORDS, "keyword", C_LEAF, start_keyword },
+    { C_MAPS, "valueMap", C_MAP, start_value_map },
+    { C_MAPS, "bitMap", C_MAP, start_bit_map },
+    { C_MAP, "map", C_LEAF, start_map_entry },
+    { C_TEMPLATES, "template", C_TEMPLATE, start_template },
+    { C_TEMPLATE, "data", C_LEAF, start_data },
+    { C_TEMPLATE, "struct", C_STRUCT, start_struct },
+    { C_STRUCT, "data", C_LEAF, start_data },
+    { C_STRUCT, "struct", C_STRUCT, start_struct },
+    { C_EVENTS, "event", C_LEAF, start_event },
+    { C_LOCALIZATION, "resources", C_RESOURCES, start_resources },
+    { C_RESOURCES, "stringTable", C_STRINGTABLE, NULL },
+    { C_STRINGTABLE, "string", C_LEAF, start_string },
+};
+
+static void XMLCALL on_start(void *data, const char *name, const char **atts)
+{
+    struct reader *r = data;
+    struct frame *f;
+    enum ctx parent;
+
+    /* Past the fixed stack everything is skipped: no manifest nests that deep. */
+    if (r->depth++ >= sizeof(r->stack) / sizeof(r->stack[0]))
+        return;
+    f = &r->stack[r->depth - 1];
+    parent = f[-1].ctx;
+    f->ctx = C_SKIP;
+    f->node = NULL;
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        if (rules[i].parent == parent && strcmp(rules[i].element, local_name(name)) == 0) {
+            f->ctx = rules[i].child;
+            if (rules[i].start)
+                rules[i].start(r, atts, f);
+            return;
+        }
+    }
+}
+
+static void XMLCALL on_end(void *data, const char *name)
+{
+    struct reader *r = data;
+
+    (void)name;
+    if (r->depth <= sizeof(r->stack) / sizeof(r->stack[0]) &&
+        r->stack[r->depth - 1].ctx == C_PROVIDER)
+        r->provider = NULL;
+    r->depth--;
+}
+
+/* expat sees the document as UTF-8: UTF-16 input (by BOM, or by "<?" in UTF-16) is transcoded
+ * here, so attribute line numbers can be found in one buffer and any declared encoding works. */
+static void put_utf8(pg_buf *b, uint32_t cp)
+{
+    char u[4];
+    size_t n;
+
+    if (cp < 0x80) {
+        u[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    pg_buf_putn(b, u, n);
+}
+
+static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big_endian)
+{
+    for (size_t i = 0; i + 1 < len; i += 2) {
+        uint32_t u = big_endian ? (uint32_t)(s[i] << 8 | s[i + 1]) : (uint32_t)(s[i + 1] << 8 | s[i]);
+
+        if (u >= 0xD800 && u < 0xDC00 && i + 3 < len) {
+            uint32_t lo = big_endian ? (uint32_t)(s[i + 2] << 8 | s[i + 3])
+                                     : (uint32_t)(s[i + 3] << 8 | s[i + 2]);
+            if (lo >= 0xDC00 && lo < 0xE000) {
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                i += 2;
+            }
+        }
+        put_utf8(b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    }
+}
+
+static void to_utf8(pg_buf *b, const char *data, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)data;
+
+    if (len >= 2 && s[0] == 0xFF && s[1] == 0xFE)
+        utf16_to_utf8(b, s + 2, len - 2, 0);
+    else if (len >= 2 && s[0] == 0xFE && s[1] == 0xFF)
+        utf16_to_utf8(b, s + 2, len - 2, 1);
+    else if (len >= 4 && s[0] == '<' && s[1] == 0 && s[2] != 0 && s[3] == 0)
+        utf16_to_utf8(b, s, len, 0);
+    else if (len >= 4 && s[0] == 0 && s[1] == '<' && s[2] == 0 && s[3] != 0)
+        utf16_to_utf8(b, s, len, 1);
+    else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
+        pg_buf_putn(b, data + 3, len - 3);
+    else
+        pg_buf_putn(b, data, len);
+}
+
+pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
+{
+    struct reader r = { 0 };
+    pg_buf text = { 0 };
+    const char *base = strrchr(path, '/');
+
+    r.m = pg_alloc(sizeof(*r.m));
+    r.m->path = pg_strdup(path);
+    r.m->basename = pg_strdup(base ? base + 1 : path);
+    r.path = r.m->path;
+    to_utf8(&text, data, len);
+    r.text = text.data ? text.data : "";
+    r.text_len = text.len;
+    r.xml = XML_ParserCreate("UTF-8");
+    if (!r.xml) {
+        pg_error((pg_loc){ r.path, 0 }, "cannot create an XML parser");
+        goto end;
+    }
+    r.stack[0].ctx = C_ROOT;
+    r.depth = 1;
+    XML_SetUserData(r.xml, &r);
+    XML_SetElementHandler(r.xml, on_start, on_end);
+    if (XML_Parse(r.xml, r.text, (int)r.text_len, 1) == XML_STATUS_ERROR) {
+        pg_loc loc = { r.path, (unsigned)XML_GetCurrentLineNumber(r.xml) };
+
+        pg_error(loc, "malformed XML: %s", XML_ErrorString(XML_GetErrorCode(r.xml)));
+    }
+    XML_ParserFree(r.xml);
+end:
+    pg_buf_free(&text);
+    return r.m;
+}
+
+pg_manifest *pg_parse_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    pg_buf data = { 0 };
+    char chunk[65536];
+    size_t n;
+    pg_manifest *m;
+
+    if (!f) {
+        pg_error((pg_loc){ path, 0 }, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        pg_buf_putn(&data, chunk, n);
+    if (ferror(f)) {
+        pg_error((pg_loc){ path, 0 }, "cannot read: %s", strerror(errno));
+        fclose(f);
+        pg_buf_free(&data);
+        return NULL;
+    }
+    fclose(f);
+    m = pg_parse_buffer(path, data.data ? data.data : "", data.len);
+    pg_buf_free(&data);
+    return m;
+}

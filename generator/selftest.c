@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/* selftest: a host firing every event once with known values, and what babeltrace2 must show. */
+#include "lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One event being written: static objects go to pre, the call's arguments to args, and the
+ * expected fields (babeltrace2's text, in trace order) to expect. */
+struct gen {
+    const pg_provider *p;
+    const pg_template *t;
+    pg_buf pre, args, expect;
+    unsigned id;        /* suffix for static objects */
+    unsigned seed;      /* varies values between fields and events */
+};
+
+/* ---- babeltrace2's text forms ------------------------------------------------------------------ */
+
+static void bt_string(pg_buf *b, const char *s)
+{
+    pg_buf_putn(b, "\"", 1);
+    for (const char *c = s; *c; c++) {
+        switch (*c) {
+        case '"': pg_buf_puts(b, "\\\""); break;
+        case '\\': pg_buf_puts(b, "\\\\"); break;
+        case '\n': pg_buf_puts(b, "\\n"); break;
+        case '\t': pg_buf_puts(b, "\\t"); break;
+        case '\r': pg_buf_puts(b, "\\r"); break;
+        default: pg_buf_putn(b, c, 1); break;
+        }
+    }
+    pg_buf_putn(b, "\"", 1);
+}
+
+static void expect_field(struct gen *g, const char *name, const char *value)
+{
+    pg_buf_printf(&g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
+}
+
+static void put_utf8(pg_buf *b, uint32_t cp)
+{
+    char u[4];
+    size_t n;
+
+    if (cp < 0x80) {
+        u[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    pg_buf_putn(b, u, n);
+}
+
+/* ---- sample values ------------------------------------------------------------------------------ */
+
+/* A sample value: its C expression and its text as recorded (UTF-8, JSON element, number). */
+struct sample {
+    char *c;
+    char *text;     /* as babeltrace2 shows a scalar, or as the JSON element */
+};
+
+/* Scope of a field, to find what its count=/length= siblings hold. */
+static const pg_vec *scope_of(const struct gen *g, const pg_field *f)
+{
+    return f->parent ? &f->parent->members : &g->t->fields;
+}
+
+static int counts_structs(const struct gen *g, const pg_field *f)
+{
+    PG_VEC_EACH(const pg_field, o, *scope_of(g, f))
+        if (o->is_struct && o->count.field == f)
+            return 1;
+    return 0;
+}
+
+static int in_struct_array(const pg_field *f)
+{
+    for (const pg_field *p = f->parent; p; p = p->parent)
+        if (p->count.present)
+            return 1;
+    return 0;
+}
+
+/* Counts and lengths: element i of an array of structs holds i+1 items and strings of i+4 units;
+ * elsewhere arrays of structs have 2 elements, other arrays 3, and lengths are 5. */
+static uint64_t ref_value(const struct gen *g, const pg_field *f, int elem)
+{
+    if (elem >= 0 && in_struct_array(f))
+        return f->used_as_count ? (uint64_t)elem + 1 : (uint64_t)elem + 4;
+    if (f->used_as_count)
+        return counts_structs(g, f) ? 2 : 3;
+    return 5;
+}
+
+static uint64_t ref_of(const struct gen *g, const pg_ref *r, int elem)
+{
+    return r->is_const ? r->value : ref_value(g, r->field, elem);
+}
+
+static const pg_map_entry *enum_entry(const pg_field *f)
+{
+    const pg_map *m = f->map;
+    uint64_t max = m->enum_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << m->enum_bits) - 1;
+
+    if (m->enum_signed)
+        max >>= 1;
+    PG_VEC_EACH(const pg_map_entry, e, m->entries) {
+        int unique = 1;
+
+        PG_VEC_EACH(const pg_map_entry, o, m->entries)
+            unique &= o == e || o->value != e->value;
+        if (unique && e->value <= max && (f->type->size >= 8 || e->value < (UINT64_C(1) << (f->type->size * 8 - f->type->is_signed))))
+            return e;
+    }
+    return NULL;
+}
+
+/* The raw value of an integer field, as 64 bits. */
+static uint64_t int_value(const struct gen *g, const pg_field *f, unsigned k, int elem)
+{
+    const pg_intype *t = f->type;
+
+    if (f->used_as_count || f->used_as_length)
+        return ref_value(g, f, elem);
+    if (t->is_bool)
+        return k % 2;
+    if (t->is_pointer)
+        return UINT64_C(0x7F0000001000) + 16 * k;
+    if (f->map && f->map->used_enum && enum_entry(f))
+        return enum_entry(f)->value;
+    if (!strcmp(t->name, "FILETIME"))
+        return UINT64_C(133000000000000000) + k;
+    if (t->is_signed && !f->hex) {
+        static const int64_t base[] = { 0, -1, -1000, 0, -100000, 0, 0, 0, -5000000000LL };
+
+        return (uint64_t)(base[t->size] - (int64_t)(t->size == 1 ? k % 100 : k));
+    }
+    /* Hex values of signed types stay positive: the C literal must fit. */
+    switch (t->size) {
+    case 1: return (f->hex ? 0x10 : 200) + k % 50;
+    case 2: return (f->hex ? 0x1000 : 60000) + k % 5000;
+    case 4: return (f->hex ? (t->is_signed ? 0x40DE0000 : UINT64_C(0xC0DE0000)) : UINT64_C(3000000000)) + k;
+    default:
+        if (f->hex)
+            return (t->is_signed ? UINT64_C(0x7EEDFACE00000000) : UINT64_C(0xFEEDFACE00000000)) + k;
+        return UINT64_C(10000000000000000000) + k;
+    }
+}
+
+static char *int_c(const pg_field *f, uint64_t v)
+{
+    const pg_intype *t = f->type;
+
+    if (t->is_pointer)
+        return pg_printf("(const void *)(uintptr_t)UINT64_C(0x%llx)", (unsigned long long)v);
+    if (t->is_signed) {
+        int64_t s = (int64_t)v;
+
+        return t->size == 8 ? pg_printf("INT64_C(%lld)", (long long)s) : pg_printf("%lld", (long long)s);
+    }
+    return t->size == 8 ? pg_printf("UINT64_C(%llu)", (unsigned long long)v)
+                        : pg_printf("%lluU", (unsigned long long)v);
+}
+
+/* An integer as babeltrace2 prints it; scalar leaves may be enums. */
+static char *int_text(const pg_field *f, uint64_t v, int scalar)
+{
+    const char *num = f->type->is_signed && (int64_t)v < 0 ? pg_printf("%lld", (long long)(int64_t)v)
+                                                          : pg_printf("%llu", (unsigned long long)v);
+
+    if (scalar && f->type->is_bool)
+        return pg_printf("( \"%s\" : container = %s )", v ? "true" : "false", num);
+    if (scalar && f->map && f->map->used_enum) {
+        const pg_map_entry *e = enum_entry(f);
+        pg_buf b = { 0 };
+
+        if (!e || e->value != v)
+            return pg_printf("( <unknown> : container = %s )", num);
+        pg_buf_puts(&b, "( ");
+        bt_string(&b, e->label);
+        pg_buf_printf(&b, " : container = %s )", num);
+        return pg_strdup(b.data);
+    }
+    if (f->hex)
+        return pg_printf("0x%llX", (unsigned long long)v);
+    return pg_strdup(num);
+}
+
+/* UTF-16 samples: free ones have 2-, 3- and 4-byte UTF-8 (a surrogate pair); sized ones are built
+ * from BMP characters so that a length never splits a pair. */
+static struct sample utf16_sample(unsigned k, uint64_t len)
+{
+    static const uint32_t free_tail[] = { ' ', 0xE9, 0x65E5, 0x672C, 0x1F600 };
+    static const uint32_t cycle[] = { 0xE9, 0x65E5, 'a' };
+    char head[24];
+    pg_buf c = { 0 }, t = { 0 };
+    uint64_t units = 0;
+    struct sample s;
+
+    snprintf(head, sizeof(head), "s%u", k);
+    pg_buf_puts(&c, "u\"");
+    /* a sized string starts with non-ASCII text, so that even short ones carry some */
+    for (size_t i = 0; len && i < 2 && units < len; i++, units++) {
+        pg_buf_printf(&c, "\\u%04X", cycle[i]);
+        put_utf8(&t, cycle[i]);
+    }
+    for (const char *h = head; *h && (!len || units < len); h++, units++) {
+        pg_buf_putn(&c, h, 1);
+        pg_buf_putn(&t, h, 1);
+    }
+    for (size_t i = 0; len ? units < len : i < sizeof(free_tail) / sizeof(free_tail[0]); i++) {
+        uint32_t cp = len ? cycle[i % 3] : free_tail[i];
+
+        pg_buf_printf(&c, cp < 0x80 ? "%c" : cp < 0x10000 ? "\\u%04X" : "\\U%08X", cp);
+        put_utf8(&t, cp);
+        units += cp < 0x10000 ? 1 : 2;
+    }
+    pg_buf_puts(&c, "\"");
+    s.c = pg_strdup(c.data);
+    s.text = pg_strdup(t.data ? t.data : "");
+    pg_buf_free(&c);
+    pg_buf_free(&t);
+    return s;
+}
+
+static struct sample ansi_sample(unsigned k, uint64_t len)
+{
+    pg_buf t = { 0 }, c = { 0 };
+    struct sample s;
+
+    if (!len) {
+        pg_buf_printf(&t, "a%u caf\xC3\xA9", k);
+    } else {
+        pg_buf_printf(&t, "a%u-", k);
+        while (t.len < len)
+            pg_buf_putn(&t, &"xyz"[t.len % 3], 1);
+        t.len = (size_t)len;
+        t.data[t.len] = '\0';
+    }
+    pg_put_c_string(&c, t.data);
+    s.c = pg_strdup(c.data);
+    s.text = pg_strdup(t.data);
+    pg_buf_free(&t);
+    pg_buf_free(&c);
+    return s;
+}
+
+static void hex_text(pg_buf *b, const uint8_t *bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        pg_buf_printf(b, "%02x", bytes[i]);
+}
+
+static char *static_bytes(struct gen *g, const uint8_t *bytes, size_t n)
+{
+    char *name = pg_printf("b%u", g->id++);
+
+    pg_buf_printf(&g->pre, "    static const uint8_t %s[%zu] = { ", name, n);
+    for (size_t i = 0; i < n; i++)
+        pg_buf_printf(&g->pre, "0x%02x%s", bytes[i], i + 1 < n ? ", " : " };\n");
+    return name;
+}
+
+/* A value of a non-integer field; text is what the trace shows (string fields) or, for binary,
+ * the lowercase hex of a JSON element. in_struct: GUID/SYSTEMTIME by value, not by pointer. */
+static struct sample value_sample(struct gen *g, const pg_field *f, unsigned k, uint64_t len, int in_struct)
+{
+    struct sample s = { NULL, NULL };
+    pg_buf t = { 0 };
+
+    switch (f->type->kind) {
+    case PG_K_FLOAT: {
+        double v = f->type->size == 4 ? (double)(k % 8) + 0.5 : -(double)(k % 8) - 0.25;
+
+        s.c = pg_printf(f->type->size == 4 ? "%.2ff" : "%.2f", v);
+        s.text = pg_printf("%g", v);
+        return s;
+    }
+    case PG_K_UTF16: return utf16_sample(k, len);
+    case PG_K_ANSI: return ansi_sample(k, len);
+    case PG_K_GUID: {
+        char *init = pg_printf("{ 0x%08xU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, %u } }",
+                               0x1234ab00U + k, k % 256);
+
+        s.text = pg_printf("%08x-5678-9abc-def0-01020304%02x%02x", 0x1234ab00U + k, 5, k % 256);
+        if (in_struct) {
+            s.c = init;
+        } else {
+            s.c = pg_printf("&g%u", g->id);
+            pg_buf_printf(&g->pre, "    static const palev_guid g%u = %s;\n", g->id++, init);
+        }
+        return s;
+    }
+    case PG_K_SYSTEMTIME: {
+        char *init = pg_printf("{ 2026, 11, 0, 22, 7, 1, 47, %u }", k % 1000);
+
+        s.text = pg_printf("2026-11-22T07:01:47.%03u", k % 1000);
+        if (in_struct) {
+            s.c = init;
+        } else {
+            s.c = pg_printf("&t%u", g->id);
+            pg_buf_printf(&g->pre, "    static const palev_systemtime t%u = %s;\n", g->id++, init);
+        }
+        return s;
+    }
+    case PG_K_SID: {
+        uint8_t sid[] = { 1, 3, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, (uint8_t)k, 0, 0, 0, 42, 1, 0, 0 };
+
+        s.c = static_bytes(g, sid, sizeof(sid));
+        s.text = pg_printf("S-1-5-21-%u-298", k % 256);
+        return s;
+    }
+    case PG_K_BINARY: {
+        uint8_t bytes[256];
+        size_t n = len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
+
+        for (size_t i = 0; i < n; i++)
+            bytes[i] = (uint8_t)(k + 37 * i);
+        s.c = static_bytes(g, bytes, n);
+        hex_text(&t, bytes, n);
+        s.text = pg_strdup(t.data ? t.data : "");
+        pg_buf_free(&t);
+        return s;
+    }
+    case PG_K_INT:
+        break;
+    }
+    return s;
+}
+
+/* The length a string or binary sample must have: 0 means free (NUL-terminated). */
+static uint64_t sample_len(const struct gen *g, const pg_field *f, int elem)
+{
+    if (f->type->counted)
+        return f->type->kind == PG_K_BINARY ? 6 : 7;
+    if (f->length.present)
+        return ref_of(g, &f->length, elem);
+    return f->type->kind == PG_K_BINARY ? 4 : 0;
+}
+
+/* ---- JSON elements, as libpaleventing writes them ---------------------------------------------- */
+
+static void json_element(pg_buf *b, const pg_field *f, const struct sample *s)
+{
+    if (f->type->kind == PG_K_FLOAT) {
+        double v;
+
+        sscanf(s->text, "%lf", &v);
+        pg_buf_printf(b, f->type->size == 4 ? "%.9g" : "%.17g", v);
+        return;
+    }
+    /* Samples hold no characters JSON escapes. */
+    pg_buf_printf(b, "\"%s\"", s->text);
+}
+
+static void expect_json(struct gen *g, const char *name, const pg_buf *json)
+{
+    pg_buf t = { 0 };
+
+    bt_string(&t, json->data ? json->data : "[]");
+    expect_field(g, name, t.data);
+    pg_buf_free(&t);
+}
+
+static void expect_ints(struct gen *g, const pg_leaf *l, const pg_buf *items, size_t n)
+{
+    if (!l->fixed)
+        expect_field(g, pg_printf("_%s_length", l->f->tname), pg_printf("%zu", n));
+    expect_field(g, l->f->tname, n ? pg_printf("[ %s ]", items->data) : "[ ]");
+}
+
+static void append_item(pg_buf *items, size_t i, const char *text)
+{
+    pg_buf_printf(items, "%s[%zu] = %s", i ? ", " : "", i, text);
+}
+
+/* ---- arguments ------------------------------------------------------------------------------------ */
+
+static void arg(struct gen *g, const char *c)
+{
+    pg_buf_printf(&g->args, "%s%s", g->args.len ? ", " : "", c);
+}
+
+/* C declaration of one array element named name (an array declarator is fine). */
+static char *elem_decl(const pg_field *f, const char *name)
+{
+    switch (f->type->kind) {
+    case PG_K_INT:
+        return f->type->is_pointer ? pg_printf("const void *const %s", name)
+                                   : pg_printf("const %s %s", f->type->ctype, name);
+    case PG_K_FLOAT: return pg_printf("const %s %s", f->type->ctype, name);
+    case PG_K_UTF16: return pg_printf("const char16_t *const %s", name);
+    case PG_K_ANSI: return pg_printf("const char *const %s", name);
+    case PG_K_GUID: return pg_printf("const palev_guid %s", name);
+    case PG_K_SYSTEMTIME: return pg_printf("const palev_systemtime %s", name);
+    default: return pg_printf("const void *const %s", name);
+    }
+}
+
+/* A scalar leaf: its C value, its length for counted types (else NULL), its expected field. */
+struct value {
+    char *c;
+    char *len;
+};
+
+static struct value scalar(struct gen *g, const pg_field *f, int in_struct)
+{
+    unsigned k = g->seed++;
+    uint64_t len = f->type->kind == PG_K_INT ? 0 : sample_len(g, f, -1);
+    struct value v = { NULL, NULL };
+
+    if (f->type->counted)
+        v.len = pg_printf("%lluU", (unsigned long long)len);
+    if (f->type->kind == PG_K_INT) {
+        uint64_t x = int_value(g, f, k, -1);
+
+        expect_field(g, f->tname, int_text(f, x, 1));
+        v.c = int_c(f, x);
+    } else if (f->type->kind == PG_K_BINARY) {
+        struct sample s = value_sample(g, f, k, len, in_struct);
+        pg_buf items = { 0 };
+        pg_leaf l = { .f = f, .fixed = !f->type->counted && f->length.is_const };
+
+        for (size_t i = 0; i < len; i++)
+            append_item(&items, i, pg_printf("0x%X", (unsigned)(uint8_t)(k + 37 * i)));
+        expect_ints(g, &l, &items, (size_t)len);
+        pg_buf_free(&items);
+        v.c = s.c;
+    } else {
+        struct sample s = value_sample(g, f, k, len, in_struct);
+        pg_buf t = { 0 };
+
+        if (f->type->kind == PG_K_FLOAT)
+            pg_buf_puts(&t, s.text);
+        else
+            bt_string(&t, s.text);
+        expect_field(g, f->tname, t.data);
+        pg_buf_free(&t);
+        v.c = s.c;
+    }
+    return v;
+}
+
+/* An array field outside arrays of structs. */
+static char *array(struct gen *g, const pg_field *f)
+{
+    size_t n = (size_t)ref_of(g, &f->count, -1);
+    char *name = pg_printf("a%u", g->id++);
+    pg_buf init = { 0 }, items = { 0 }, json = { 0 };
+    unsigned k0 = g->seed++;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = k0 + 11 * (unsigned)i;
+
+        if (f->type->kind == PG_K_INT) {
+            uint64_t v = int_value(g, f, k, -1);
+
+            pg_buf_printf(&init, "%s%s", i ? ", " : "", int_c(f, v));
+            append_item(&items, i, int_text(f, v, 0));
+        } else {
+            struct sample s = value_sample(g, f, k, sample_len(g, f, -1), 1);
+
+            pg_buf_printf(&init, "%s%s", i ? ", " : "", s.c);
+            pg_buf_puts(&json, i ? "," : "[");
+            json_element(&json, f, &s);
+        }
+    }
+    pg_buf_printf(&g->pre, "    static %s = { %s };\n", elem_decl(f, pg_printf("%s[%zu]", name, n)),
+                  n ? init.data : "0");
+    if (f->type->kind == PG_K_INT) {
+        pg_leaf l = { .f = f, .fixed = f->count.is_const };
+
+        expect_ints(g, &l, &items, n);
+    } else {
+        pg_buf_puts(&json, n ? "]" : "[]");
+        expect_json(g, f->tname, &json);
+    }
+    pg_buf_free(&init);
+    pg_buf_free(&items);
+    pg_buf_free(&json);
+    return name;
+}
+
+static char *struct_value(struct gen *g, const pg_field *s, int by_value);
+static char *struct_array(struct gen *g, const pg_field *s);
+
+/* Initializers of the members of one struct held by value or pointed to. */
+static void member_inits(struct gen *g, const pg_field *s, pg_buf *init)
+{
+    PG_VEC_EACH(const pg_field, m, s->members) {
+        pg_buf_printf(init, "%s.%s = ", init->len ? ", " : "", m->cname);
+        if (m->is_struct && m->count.present) {
+            pg_buf_puts(init, struct_array(g, m));
+        } else if (m->is_struct) {
+            pg_buf_puts(init, struct_value(g, m, 1));
+        } else if (m->count.present) {
+            pg_buf_puts(init, array(g, m));
+        } else {
+            struct value v = scalar(g, m, 1);
+
+            pg_buf_puts(init, v.c);
+            if (v.len)
+                pg_buf_printf(init, ", .%s_Length = %s", m->cname, v.len);
+        }
+    }
+}
+
+/* A single struct: by value inside another struct, else a pointer to a static one. */
+static char *struct_value(struct gen *g, const pg_field *s, int by_value)
+{
+    pg_buf init = { 0 };
+    char *c;
+
+    member_inits(g, s, &init);
+    if (by_value) {
+        c = pg_printf("{ %s }", init.data ? init.data : "0");
+    } else {
+        c = pg_printf("&st%u", g->id);
+        pg_buf_printf(&g->pre, "    static const %s st%u = { %s };\n",
+                      pg_struct_typename(g->p, g->t, s), g->id++, init.data ? init.data : "0");
+    }
+    pg_buf_free(&init);
+    return c;
+}
+
+/* One member of an array of structs, over all elements: initializers and expected field. */
+static void member_column(struct gen *g, const pg_field *m, size_t n, pg_buf *inits)
+{
+    pg_buf items = { 0 }, json = { 0 };
+    unsigned k0 = g->seed++;
+    size_t total = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned k = k0 + 11 * (unsigned)i;
+
+        pg_buf_printf(&inits[i], "%s.%s = ", inits[i].len ? ", " : "", m->cname);
+        if (m->count.present) {
+            size_t cnt = (size_t)ref_of(g, &m->count, (int)i);
+            char *name = pg_printf("n%u", g->id++);
+            pg_buf vals = { 0 };
+
+            for (size_t j = 0; j < cnt; j++) {
+                uint64_t v = int_value(g, m, k + 3 * (unsigned)j, (int)i);
+
+                pg_buf_printf(&vals, "%s%s", j ? ", " : "", int_c(m, v));
+                append_item(&items, total++, int_text(m, v, 0));
+            }
+            pg_buf_printf(&g->pre, "    static %s = { %s };\n", elem_decl(m, pg_printf("%s[%zu]", name, cnt)),
+                          cnt ? vals.data : "0");
+            pg_buf_puts(&inits[i], name);
+            pg_buf_free(&vals);
+        } else if (m->type->kind == PG_K_INT) {
+            uint64_t v = int_value(g, m, k, (int)i);
+
+            pg_buf_puts(&inits[i], int_c(m, v));
+            append_item(&items, total++, int_text(m, v, 0));
+        } else {
+            uint64_t len = sample_len(g, m, (int)i);
+            struct sample s = value_sample(g, m, k, len, 1);
+
+            pg_buf_puts(&inits[i], s.c);
+            if (m->type->counted)
+                pg_buf_printf(&inits[i], ", .%s_Length = %lluU", m->cname, (unsigned long long)len);
+            pg_buf_puts(&json, i ? "," : "[");
+            json_element(&json, m, &s);
+        }
+    }
+    if (m->type->kind == PG_K_INT || m->count.present) {
+        pg_leaf l = { .f = m, .fixed = !m->count.present && m->parent->count.is_const };
+
+        expect_ints(g, &l, &items, total);
+    } else {
+        pg_buf_puts(&json, n ? "]" : "[]");
+        expect_json(g, m->tname, &json);
+    }
+    pg_buf_free(&items);
+    pg_buf_free(&json);
+}
+
+static char *struct_array(struct gen *g, const pg_field *s)
+{
+    size_t n = (size_t)ref_of(g, &s->count, -1);
+    pg_buf *inits = pg_alloc((n + 1) * sizeof(*inits)), all = { 0 };
+    char *name = pg_printf("sa%u", g->id++);
+
+    PG_VEC_EACH(const pg_field, m, s->members)
+        member_column(g, m, n, inits);
+    for (size_t i = 0; i < n; i++) {
+        pg_buf_printf(&all, "%s{ %s }", i ? ", " : "", inits[i].data ? inits[i].data : "0");
+        pg_buf_free(&inits[i]);
+    }
+    pg_buf_printf(&g->pre, "    static const %s %s[%zu] = { %s };\n", pg_struct_typename(g->p, g->t, s),
+                  name, n ? n : 1, n ? all.data : "{ 0 }");
+    pg_buf_free(&all);
+    return name;
+}
+
+static void event_args(struct gen *g)
+{
+    PG_VEC_EACH(const pg_field, f, g->t->fields) {
+        if (f->is_struct && f->count.present) {
+            arg(g, struct_array(g, f));
+        } else if (f->is_struct) {
+            arg(g, struct_value(g, f, 0));
+        } else if (f->count.present) {
+            arg(g, array(g, f));
+        } else {
+            struct value v = scalar(g, f, 0);
+
+            arg(g, v.c);
+            if (v.len)
+                arg(g, v.len);
+        }
+    }
+}
+
+static void emit_event(struct gen *g, pg_buf *c, pg_buf *expect, const pg_event *e)
+{
+    g->t = e->tmpl;
+    g->pre.len = g->args.len = g->expect.len = 0;
+    if (g->t)
+        event_args(g);
+    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%sFireEvent%s(%s);\n}\n\n", e->cname,
+                  g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->cname,
+                  g->args.len ? g->args.data : "");
+    pg_buf_printf(expect, "%s:%s: { %s%s}\n", g->p->lttng_name, e->lttng_name,
+                  g->expect.len ? g->expect.data : "", g->expect.len ? " " : "");
+}
+
+void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files)
+{
+    pg_file *c = pg_alloc(sizeof(*c)), *x = pg_alloc(sizeof(*x));
+    struct gen g = { .p = p };
+
+    c->name = pg_printf("%s-selftest.c", p->lttng_name);
+    x->name = pg_printf("%s-selftest.expect", p->lttng_name);
+    pg_buf_puts(&c->text, "/* Generated by palev-gen from ");
+    pg_put_comment_text(&c->text, m->basename);
+    pg_buf_printf(&c->text, ". Do not edit. */\n/* Selftest of provider %s: fires each of its %zu events once "
+                  "with known values; %s-selftest.expect holds what babeltrace2 must show. */\n"
+                  "#include \"%s-events.h\"\n\n#include <stdint.h>\n\n", p->lttng_name, p->events.len,
+                  p->lttng_name, p->lttng_name);
+    PG_VEC_EACH(const pg_event, e, p->events) {
+        g.seed = e->index * 7 + 1;
+        emit_event(&g, &c->text, &x->text, e);
+    }
+    pg_buf_puts(&c->text, "int main(void)\n{\n");
+    PG_VEC_EACH(const pg_event, e, p->events)
+        pg_buf_printf(&c->text, "    fire_%s();\n", e->cname);
+    pg_buf_puts(&c->text, "    return 0;\n}\n");
+    pg_buf_free(&g.pre);
+    pg_buf_free(&g.args);
+    pg_buf_free(&g.expect);
+    pg_vec_push(files, c);
+    pg_vec_push(files, x);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* The winmeta inType and outType tables: how each ETW type is passed and recorded. */
+#include "model.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* TDH_INTYPE numbers are those of winmeta.xml / tdh.h; a manifest may name a type by them too. */
+static const pg_intype intypes[] = {
+    /* name                 tdh kind            ctype        size sgn hex cnt bool ptr */
+    { "UnicodeString",        1, PG_K_UTF16,      NULL,        0,  0,  0,  0,  0,  0 },
+    { "AnsiString",           2, PG_K_ANSI,       NULL,        0,  0,  0,  0,  0,  0 },
+    { "Int8",                 3, PG_K_INT,        "int8_t",    1,  1,  0,  0,  0,  0 },
+    { "UInt8",                4, PG_K_INT,        "uint8_t",   1,  0,  0,  0,  0,  0 },
+    { "Int16",                5, PG_K_INT,        "int16_t",   2,  1,  0,  0,  0,  0 },
+    { "UInt16",               6, PG_K_INT,        "uint16_t",  2,  0,  0,  0,  0,  0 },
+    { "Int32",                7, PG_K_INT,        "int32_t",   4,  1,  0,  0,  0,  0 },
+    { "UInt32",               8, PG_K_INT,        "uint32_t",  4,  0,  0,  0,  0,  0 },
+    { "Int64",                9, PG_K_INT,        "int64_t",   8,  1,  0,  0,  0,  0 },
+    { "UInt64",              10, PG_K_INT,        "uint64_t",  8,  0,  0,  0,  0,  0 },
+    { "Float",               11, PG_K_FLOAT,      "float",     4,  1,  0,  0,  0,  0 },
+    { "Double",              12, PG_K_FLOAT,      "double",    8,  1,  0,  0,  0,  0 },
+    { "Boolean",             13, PG_K_INT,        "int32_t",   4,  1,  0,  0,  1,  0 },
+    { "Binary",              14, PG_K_BINARY,     NULL,        0,  0,  1,  0,  0,  0 },
+    { "GUID",                15, PG_K_GUID,       NULL,       16,  0,  0,  0,  0,  0 },
+    { "Pointer",             16, PG_K_INT,        "uintptr_t", 8,  0,  1,  0,  0,  1 },
+    { "FILETIME",            17, PG_K_INT,        "uint64_t",  8,  0,  0,  0,  0,  0 },
+    { "SYSTEMTIME",          18, PG_K_SYSTEMTIME, NULL,       16,  0,  0,  0,  0,  0 },
+    { "SID",                 19, PG_K_SID,        NULL,        0,  0,  0,  0,  0,  0 },
+    { "HexInt32",            20, PG_K_INT,        "uint32_t",  4,  0,  1,  0,  0,  0 },
+    { "HexInt64",            21, PG_K_INT,        "uint64_t",  8,  0,  1,  0,  0,  0 },
+    { "CountedUnicodeString",22, PG_K_UTF16,      NULL,        0,  0,  0,  1,  0,  0 },
+    { "CountedAnsiString",   23, PG_K_ANSI,       NULL,        0,  0,  0,  1,  0,  0 },
+    { "CountedBinary",       25, PG_K_BINARY,     NULL,        0,  0,  1,  1,  0,  0 },
+    /* Aliases and TDH-only names seen in hand-written manifests. */
+    { "CountedString",       22, PG_K_UTF16,      NULL,        0,  0,  0,  1,  0,  0 },
+    { "SizeT",               -1, PG_K_INT,        "size_t",    8,  0,  0,  0,  0,  0 },
+    { "HexInt8",             -1, PG_K_INT,        "uint8_t",   1,  0,  1,  0,  0,  0 },
+    { "HexInt16",            -1, PG_K_INT,        "uint16_t",  2,  0,  1,  0,  0,  0 },
+    /* XML Schema names some manifests use as inTypes where they are unambiguous. */
+    { "byte",                -1, PG_K_INT,        "int8_t",    1,  1,  0,  0,  0,  0 },
+    { "unsignedByte",        -1, PG_K_INT,        "uint8_t",   1,  0,  0,  0,  0,  0 },
+    { "short",               -1, PG_K_INT,        "int16_t",   2,  1,  0,  0,  0,  0 },
+    { "unsignedShort",       -1, PG_K_INT,        "uint16_t",  2,  0,  0,  0,  0,  0 },
+    { "int",                 -1, PG_K_INT,        "int32_t",   4,  1,  0,  0,  0,  0 },
+    { "unsignedInt",         -1, PG_K_INT,        "uint32_t",  4,  0,  0,  0,  0,  0 },
+    { "long",                -1, PG_K_INT,        "int64_t",   8,  1,  0,  0,  0,  0 },
+    { "unsignedLong",        -1, PG_K_INT,        "uint64_t",  8,  0,  0,  0,  0,  0 },
+};
+
+static const char *local_name(const char *qname)
+{
+    const char *colon = strrchr(qname, ':');
+
+    return colon ? colon + 1 : qname;
+}
+
+/* A numeric form ("win:8") names a TDH number; only the numbers above mean something. */
+static const pg_intype *lookup_number(const char *s)
+{
+    char *end;
+    long n;
+
+    if (*s < '0' || *s > '9')
+        return NULL;
+    n = strtol(s, &end, 10);
+    if (*end)
+        return NULL;
+    for (size_t i = 0; i < sizeof(intypes) / sizeof(intypes[0]); i++)
+        if (intypes[i].tdh == n)
+            return &intypes[i];
+    return NULL;
+}
+
+const pg_intype *pg_intype_lookup(const char *qname)
+{
+    const char *name = local_name(qname);
+
+    /* The namespace prefix is not checked: manifests bind win: and xs: to varying prefixes. */
+    for (size_t i = 0; i < sizeof(intypes) / sizeof(intypes[0]); i++)
+        if (strcasecmp(intypes[i].name, name) == 0)
+            return &intypes[i];
+    return lookup_number(name);
+}
+
+/* outTypes only change how a value is displayed; the hex ones become LTTng hex integers. */
+static const struct {
+    const char *name;
+    int hex;
+} outtypes[] = {
+    { "HexInt8", 1 }, { "HexInt16", 1 }, { "HexInt32", 1 }, { "HexInt64", 1 },
+    { "ErrorCode", 1 }, { "Win32Error", 1 }, { "NTSTATUS", 1 }, { "HResult", 1 },
+    { "CodePointer", 1 }, { "hexBinary", 1 },
+    { "string", 0 }, { "datetime", 0 }, { "byte", 0 }, { "unsignedByte", 0 }, { "short", 0 },
+    { "unsignedShort", 0 }, { "int", 0 }, { "unsignedInt", 0 }, { "long", 0 },
+    { "unsignedLong", 0 }, { "float", 0 }, { "double", 0 }, { "boolean", 0 }, { "GUID", 0 },
+    { "PID", 0 }, { "TID", 0 }, { "Port", 0 }, { "IPv4", 0 }, { "IPv6", 0 },
+    { "SocketAddress", 0 }, { "CIMDateTime", 0 }, { "ETWTIME", 0 }, { "Xml", 0 },
+    { "DateTimeCultureInsensitive", 0 }, { "Json", 0 }, { "Utf8", 0 }, { "Pkcs7WithTypeInfo", 0 },
+    { "DateTime", 0 }, { "SizeT", 0 }, { "NOPRINT", 0 }, { "Pointer", 1 },
+};
+
+int pg_outtype_hex(const char *qname)
+{
+    const char *name = local_name(qname);
+
+    for (size_t i = 0; i < sizeof(outtypes) / sizeof(outtypes[0]); i++)
+        if (strcasecmp(outtypes[i].name, name) == 0)
+            return outtypes[i].hex;
+    return -1;
+}

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers of the end-to-end tests: real lttng sessions, traces read with babeltrace2.
+# Sourced by the test scripts; every session gets a unique name and is destroyed on exit.
+
+palev_fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# A session daemon must run (tests/run.sh or the ctest fixture starts one).
+palev_require_sessiond() {
+    command -v lttng >/dev/null || palev_fail "lttng is not installed"
+    command -v babeltrace2 >/dev/null || palev_fail "babeltrace2 is not installed"
+    pgrep -x lttng-sessiond >/dev/null || palev_fail "no lttng-sessiond runs (tests/run.sh starts one)"
+}
+
+PALEV_SESSIONS=""
+palev_cleanup_sessions() {
+    for s in $PALEV_SESSIONS; do
+        lttng destroy "$s" >/dev/null 2>&1
+    done
+}
+trap palev_cleanup_sessions EXIT
+
+# palev_session_start NAME OUTDIR EVENT... : a started session recording the events (comma lists
+# welcome) into OUTDIR, with buffers large enough that nothing is lost, and the vpid context so
+# that the events of one process can be told apart.
+palev_session_start() {
+    local name=$1 out=$2
+    shift 2
+    lttng destroy "$name" >/dev/null 2>&1
+    lttng create "$name" --output="$out" >/dev/null || palev_fail "lttng create $name"
+    PALEV_SESSIONS="$PALEV_SESSIONS $name"
+    lttng enable-channel -u -s "$name" --subbuf-size=4M --num-subbuf=4 ch >/dev/null ||
+        palev_fail "lttng enable-channel"
+    lttng add-context -u -s "$name" -c ch -t vpid >/dev/null || palev_fail "lttng add-context"
+    for ev in "$@"; do
+        lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
+    done
+    lttng start "$name" >/dev/null || palev_fail "lttng start"
+}
+
+palev_session_stop() {
+    lttng stop "$1" >/dev/null || palev_fail "lttng stop $1"
+    lttng destroy "$1" >/dev/null || palev_fail "lttng destroy $1"
+}
+
+# palev_read TRACEDIR PID : the events of process PID as "provider:event: { fields }", one per
+# line, timestamps, host, cpu and vpid removed.
+palev_read() {
+    babeltrace2 "$1" | grep -F "{ vpid = $2 }" |
+        sed -E 's/^\[[^]]*\] \([^)]*\) [^ ]+ //; s/: \{ cpu_id = [0-9]+ \}, \{ vpid = [0-9]+ \}, /: /'
+}

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Everything palev-gen writes for a manifest compiles without warnings: every .c as C11, every
+# events header from a C11 and from a C++17 translation unit, all headers of the manifest together.
+# usage: compile.sh PALEV_GEN INCLUDE_DIR WORKDIR MANIFEST
+set -u
+gen=$1 inc=$2 work=$3 manifest=$4
+CC=${CC:-cc} CXX=${CXX:-c++}
+flags=(-Wall -Wextra -Werror -I. -I"$inc")
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+"$gen" generate -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
+"$gen" selftest -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
+: > all.c
+n=0
+for h in *-events.h; do
+    echo "#include \"$h\"" >> all.c
+    p=${h%-events.h}
+    printf '#include "%s"\nint main(void) { return EventEnabled%s(); }\n' "$h" \
+        "$(grep -m1 -o 'int EventEnabled[A-Za-z0-9_]*' "$h" | sed 's/int EventEnabled//')" > "use-$p.c"
+    cp "use-$p.c" "use-$p.cpp"
+    for src in "$p-probe.c" "$p-events.c" "$p-selftest.c" "use-$p.c"; do
+        $CC -std=c11 -fPIC "${flags[@]}" -c "$src" -o /dev/null || { echo "FAIL: $src (C11)"; exit 1; }
+    done
+    $CXX -std=c++17 "${flags[@]}" -c "use-$p.cpp" -o /dev/null || { echo "FAIL: $h (C++17)"; exit 1; }
+    n=$((n + 1))
+done
+cp all.c all.cpp
+$CC -std=c11 "${flags[@]}" -c all.c -o /dev/null || { echo "FAIL: all headers together (C11)"; exit 1; }
+$CXX -std=c++17 "${flags[@]}" -c all.cpp -o /dev/null || { echo "FAIL: all headers together (C++17)"; exit 1; }
+echo "$n provider(s): probe, events, selftest as C11; headers as C11 and C++17, alone and together"

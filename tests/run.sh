@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The test command: install what the tests need (Debian packages, as root), build with warnings as
+# errors, run every test (unit, generator, valgrind, end to end with a real lttng-sessiond), then
+# the unit and generator tests again built with ASan+UBSan. Exits non-zero on any failure.
+# usage: tests/run.sh            (from anywhere; builds in build/ and build-asan/)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+. "$top/tests/deps.sh"
+palev_install_deps
+
+cmake -S . -B build -DPALEV_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+
+# A session daemon for the end-to-end tests: ours only if none runs, and then stopped at the end.
+started=""
+if ! pgrep -x lttng-sessiond >/dev/null; then
+    lttng-sessiond --daemonize --no-kernel
+    started=$(pgrep -x -n lttng-sessiond)
+fi
+stop_sessiond() {
+    [ -n "$started" ] && kill "$started" 2>/dev/null || true
+}
+trap stop_sessiond EXIT
+
+status=0
+ctest --test-dir build --output-on-failure -j"$jobs" || status=1
+
+echo "== sanitizers: unit and generator tests under ASan+UBSan"
+cmake -S . -B build-asan -DPALEV_WERROR=ON -DPALEV_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -R '^(unit_|gen_valid_|gen_invalid_)' ||
+    status=1
+
+[ $status = 0 ] && echo "ALL TESTS PASSED" || echo "SOME TESTS FAILED"
+exit $status

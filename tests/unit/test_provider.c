@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of provider loading (provider.c), each scenario in a fresh process of its own. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "paleventing.h"
+
+/* The environment is read once per process and a provider is loaded once per process, so every
+ * scenario runs as a child: this executable with "--child MODE NAME...", a chosen environment,
+ * and stdout/stderr captured. The child prints what it observed on stdout; the parent asserts. */
+
+#define DIR PALEV_TEST_PROVIDER_DIR
+#define BIN PALEV_TEST_BIN_DIR
+#define NOWHERE "/nonexistent-palev-dir"
+#define THREADS 8
+/* The location every diagnostic ends with. */
+#define AT " (in *() at *provider.c:[0-9]*)"
+
+/* Incremented by the constructors of the fake providers, which link against it. */
+extern int palev_test_load_count;
+int palev_test_load_count;
+/* Set by libPalevSelf-lttng.so's constructor, which registers PalevSelf and PalevFake. */
+extern int palev_test_inner_ret[2];
+int palev_test_inner_ret[2] = { 1, 1 };
+
+/* ---- the child side --------------------------------------------------------------------- */
+
+static int register_name(const char *name)
+{
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name };
+
+    return palev_provider_register(&p);
+}
+
+static void print_result(const int *ret, size_t n)
+{
+    printf("ret=");
+    for (size_t i = 0; i < n; i++)
+        printf("%s%d", i ? "," : "", ret[i]);
+    printf(" loads=%d\n", __atomic_load_n(&palev_test_load_count, __ATOMIC_SEQ_CST));
+}
+
+static int child_register(int argc, char **argv)
+{
+    int ret[16];
+    int n = 0;
+
+    for (; n < argc && n < 16; n++)
+        ret[n] = register_name(argv[n]);
+    print_result(ret, (size_t)n);
+    return 0;
+}
+
+static pthread_barrier_t start;
+
+static void *thread_register(void *name)
+{
+    intptr_t ret;
+
+    pthread_barrier_wait(&start);
+    ret = register_name(name);
+    return (void *)ret;
+}
+
+/* All threads are released at once by the barrier, so they race for the same name. */
+static int child_threads(int argc, char **argv)
+{
+    pthread_t t[THREADS];
+    int ret[THREADS];
+
+    if (argc != 1)
+        return 2;
+    pthread_barrier_init(&start, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, thread_register, argv[0]);
+    for (int i = 0; i < THREADS; i++) {
+        void *r;
+
+        pthread_join(t[i], &r);
+        ret[i] = (int)(intptr_t)r;
+    }
+    pthread_barrier_destroy(&start);
+    print_result(ret, THREADS);
+    return 0;
+}
+
+static int child_fini(int argc, char **argv)
+{
+    int ret[2];
+
+    if (argc != 1)
+        return 2;
+    palev_fini();
+    ret[0] = register_name(argv[0]);
+    ret[1] = palev_init();
+    print_result(ret, 2);
+    return 0;
+}
+
+static int child_reentrant(int argc, char **argv)
+{
+    int ret;
+
+    if (argc != 1)
+        return 2;
+    ret = register_name(argv[0]);
+    printf("ret=%d inner=%d,%d loads=%d\n", ret, palev_test_inner_ret[0],
+           palev_test_inner_ret[1], palev_test_load_count);
+    return 0;
+}
+
+static int child_invalid(int argc, char **argv)
+{
+    char longest[256], too_long[257];
+    palev_provider small = { .struct_size = offsetof(palev_provider, event_states),
+                             .name = "Good" };
+    int ret[9];
+
+    (void)argc;
+    (void)argv;
+    memset(longest, 'a', 255);
+    longest[255] = '\0';
+    memset(too_long, 'a', 256);
+    too_long[256] = '\0';
+    ret[0] = palev_provider_register(NULL);
+    ret[1] = register_name(NULL);
+    ret[2] = register_name("");
+    ret[3] = register_name("Bad-Name");
+    ret[4] = register_name("a b");
+    ret[5] = register_name("caf\xc3\xa9");
+    ret[6] = register_name(too_long);
+    ret[7] = palev_provider_register(&small);
+    ret[8] = register_name(longest);   /* valid: reaches the PALEV_LTTNG=0 check */
+    print_result(ret, 9);
+    return 0;
+}
+
+static const struct {
+    const char *mode;
+    int (*run)(int argc, char **argv);
+} child_modes[] = {
+    { "register", child_register },
+    { "threads", child_threads },
+    { "fini", child_fini },
+    { "invalid", child_invalid },
+    { "reentrant", child_reentrant },
+};
+
+static int child_main(int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof(child_modes) / sizeof(child_modes[0]); i++)
+        if (strcmp(argv[0], child_modes[i].mode) == 0)
+            return child_modes[i].run(argc - 1, argv + 1);
+    return 2;
+}
+
+/* ---- the parent side -------------------------------------------------------------------- */
+
+struct run {
+    int status;
+    char out[4096];
+    char err[16384];
+};
+
+static void slurp(FILE *f, char *buf, size_t size)
+{
+    size_t n;
+
+    rewind(f);
+    n = fread(buf, 1, size - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+/* argv: MODE NAME... (NULL-terminated); env: NULL-terminated "NAME=value" strings. */
+static void run_child(struct run *r, const char *const *env, const char *const *args)
+{
+    char exe[PATH_MAX];
+    char *argv[20] = { exe, (char *)"--child" };
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    FILE *out = tmpfile(), *err = tmpfile();
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    size_t argc = 2;
+
+    assert_true(n > 0);
+    exe[n] = '\0';
+    assert_non_null(out);
+    assert_non_null(err);
+    for (; *args && argc < 19; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fileno(out), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, (char **)env), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    assert_int_equal(waitpid(pid, &r->status, 0), pid);
+    slurp(out, r->out, sizeof(r->out));
+    slurp(err, r->err, sizeof(r->err));
+    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0)
+        fail_msg("child %s exited with status %d\nstdout: %s\nstderr: %s", argv[2], r->status,
+                 r->out, r->err);
+}
+
+/* Every line of `text` must match the fnmatch pattern in the same position, and no more. */
+static void assert_lines(const char *text, const char *const *patterns)
+{
+    const char *line = text;
+    size_t i = 0;
+
+    for (; *line; i++) {
+        const char *nl = strchr(line, '\n');
+        char buf[4096];
+
+        assert_non_null(nl);
+        snprintf(buf, sizeof(buf), "%.*s", (int)(nl - line), line);
+        if (!patterns[i])
+            fail_msg("unexpected line %zu: %s", i + 1, buf);
+        if (fnmatch(patterns[i], buf, 0) != 0)
+            fail_msg("line %zu:\n  got:  %s\n  want: %s", i + 1, buf, patterns[i]);
+        line = nl + 1;
+    }
+    if (patterns[i])
+        fail_msg("missing line %zu: %s\nstderr was:\n%s", i + 1, patterns[i], text);
+}
+
+#define ENV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define LINES(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define NO_LINES ((const char *const[]){ NULL })
+
+static void test_found_via_provider_path_once(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevFake", "PalevFake"));
+    assert_string_equal(r.out, "ret=0,0 loads=1\n");
+    assert_string_equal(r.err, "");
+}
+
+static void test_debug_says_what_and_where(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" NOWHERE "::" DIR),
+              ARGS("register", "PalevFake", "PalevFake"));
+    assert_string_equal(r.out, "ret=0,0 loads=1\n");
+    assert_lines(r.err, LINES(
+        "paleventing: failed to load provider: path=\"" NOWHERE "/libPalevFake-lttng.so\", "
+        "reason=\"" NOWHERE "/libPalevFake-lttng.so: cannot open shared object file: *\"" AT,
+        "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+        "/libPalevFake-lttng.so\"" AT));
+}
+
+static void test_threads_load_once(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("threads", "PalevFake"));
+    assert_string_equal(r.out, "ret=0,0,0,0,0,0,0,0 loads=1\n");
+    assert_lines(r.err, LINES("paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+                              "/libPalevFake-lttng.so\"" AT));
+}
+
+static void test_missing_provider(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR),
+              ARGS("register", "PalevMissing", "PalevMissing"));
+    assert_string_equal(r.out, "ret=-2,-2 loads=0\n");
+    assert_string_equal(r.err, "");
+}
+
+/* Tried once, in order: the path, the executable's directory, the default search path. */
+static void test_missing_provider_debug(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("register", "PalevMissing", "PalevMissing"));
+    assert_string_equal(r.out, "ret=-2,-2 loads=0\n");
+    assert_lines(r.err, LINES(
+        "paleventing: failed to load provider: path=\"" DIR "/libPalevMissing-lttng.so\", "
+        "reason=\"*cannot open shared object file*\"" AT,
+        "paleventing: failed to load provider: path=\"" BIN "/libPalevMissing-lttng.so\", "
+        "reason=\"*cannot open shared object file*\"" AT,
+        "paleventing: failed to load provider: path=\"libPalevMissing-lttng.so\", "
+        "reason=\"*cannot open shared object file*\"" AT,
+        "paleventing: provider not loaded: name=\"PalevMissing\", "
+        "reason=\"no loadable libPalevMissing-lttng.so\"" AT));
+}
+
+static void test_bad_file(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevBad"));
+    assert_string_equal(r.out, "ret=-2 loads=0\n");
+    assert_string_equal(r.err, "");
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevBad"));
+    assert_string_equal(r.out, "ret=-2 loads=0\n");
+    assert_lines(r.err, LINES(
+        "paleventing: failed to load provider: path=\"" DIR "/libPalevBad-lttng.so\", "
+        "reason=\"" DIR "/libPalevBad-lttng.so: invalid ELF header\"" AT,
+        "paleventing: failed to load provider: path=\"" BIN "/libPalevBad-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"libPalevBad-lttng.so\", *" AT,
+        "paleventing: provider not loaded: name=\"PalevBad\", *" AT));
+}
+
+/* A provider whose own dependency is missing, as when liblttng-ust is not installed. */
+static void test_missing_dependency(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevNodep"));
+    assert_string_equal(r.out, "ret=-2 loads=0\n");
+    assert_lines(r.err, LINES(
+        "paleventing: failed to load provider: path=\"" DIR "/libPalevNodep-lttng.so\", "
+        "reason=\"libpalev_gone.so: cannot open shared object file: *\"" AT,
+        "paleventing: failed to load provider: path=\"" BIN "/libPalevNodep-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"libPalevNodep-lttng.so\", *" AT,
+        "paleventing: provider not loaded: name=\"PalevNodep\", *" AT));
+}
+
+static void test_disabled(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_LTTNG=0", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("register", "PalevFake", "PalevFake"));
+    assert_string_equal(r.out, "ret=-125,-125 loads=0\n");
+    assert_string_equal(r.err, "");
+    run_child(&r, ENV("PALEV_LTTNG=0", "PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("register", "PalevFake"));
+    assert_string_equal(r.out, "ret=-125 loads=0\n");
+    assert_lines(r.err, LINES("paleventing: provider not loaded: name=\"PalevFake\", "
+                              "reason=\"PALEV_LTTNG=0\"" AT));
+}
+
+static void test_next_to_executable(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1"), ARGS("register", "PalevNear"));
+    assert_string_equal(r.out, "ret=0 loads=1\n");
+    assert_lines(r.err, LINES("paleventing: loaded provider: name=\"PalevNear\", path=\"" BIN
+                              "/libPalevNear-lttng.so\"" AT));
+}
+
+static void test_default_search_path(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "LD_LIBRARY_PATH=" DIR), ARGS("register", "PalevFake"));
+    assert_string_equal(r.out, "ret=0 loads=1\n");
+    assert_lines(r.err, LINES(
+        "paleventing: failed to load provider: path=\"" BIN "/libPalevFake-lttng.so\", *" AT,
+        "paleventing: loaded provider: name=\"PalevFake\", path=\"libPalevFake-lttng.so\"" AT));
+}
+
+/* A provider's constructor registering providers runs while the registry is mid-load: its own
+ * name fails at once instead of waiting for itself, another name loads (dlopen inside dlopen). */
+static void test_register_from_provider_constructor(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("reentrant", "PalevSelf"));
+    assert_string_equal(r.out, "ret=0 inner=-35,0 loads=2\n");
+    assert_lines(r.err, LINES(
+        "paleventing: provider not loaded: name=\"PalevSelf\", "
+        "reason=\"registered again by the thread loading it\"" AT,
+        "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+        "/libPalevFake-lttng.so\"" AT,
+        "paleventing: loaded provider: name=\"PalevSelf\", path=\"" DIR
+        "/libPalevSelf-lttng.so\"" AT));
+}
+
+static void test_after_fini(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("fini", "PalevFake"));
+    assert_string_equal(r.out, "ret=-125,0 loads=0\n");
+    assert_string_equal(r.err, "");
+}
+
+static void test_invalid_providers(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_LTTNG=0"), ARGS("invalid"));
+    assert_string_equal(r.out, "ret=-22,-22,-22,-22,-22,-22,-22,-22,-125 loads=0\n");
+    assert_string_equal(r.err, "");
+}
+
+/* Also in this process: validation happens before anything else and loads nothing. */
+static void test_invalid_in_process(void **state)
+{
+    palev_provider p = { .struct_size = sizeof(p), .name = "no-dash" };
+
+    (void)state;
+    assert_int_equal(palev_provider_register(NULL), -EINVAL);
+    assert_int_equal(palev_provider_register(&p), -EINVAL);
+    p.struct_size = 8;
+    p.name = "Fine";
+    assert_int_equal(palev_provider_register(&p), -EINVAL);
+    assert_int_equal(palev_test_load_count, 0);
+}
+
+static void test_strerror(void **state)
+{
+    static const int errs[] = { -EINVAL, -ENOENT, -ECANCELED, -ENOMEM, -EDEADLK };
+    const char *generic = palev_strerror(-9999);
+
+    (void)state;
+    assert_non_null(generic);
+    assert_string_equal(palev_strerror(12345), generic);
+    assert_string_equal(palev_strerror(0), "success");
+    for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+        assert_non_null(palev_strerror(errs[i]));
+        assert_string_not_equal(palev_strerror(errs[i]), generic);
+        for (size_t k = 0; k < i; k++)
+            assert_string_not_equal(palev_strerror(errs[i]), palev_strerror(errs[k]));
+    }
+    assert_non_null(strstr(palev_strerror(-ENOENT), "not"));
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_found_via_provider_path_once),
+        cmocka_unit_test(test_debug_says_what_and_where),
+        cmocka_unit_test(test_threads_load_once),
+        cmocka_unit_test(test_missing_provider),
+        cmocka_unit_test(test_missing_provider_debug),
+        cmocka_unit_test(test_bad_file),
+        cmocka_unit_test(test_missing_dependency),
+        cmocka_unit_test(test_disabled),
+        cmocka_unit_test(test_next_to_executable),
+        cmocka_unit_test(test_default_search_path),
+        cmocka_unit_test(test_register_from_provider_constructor),
+        cmocka_unit_test(test_after_fini),
+        cmocka_unit_test(test_invalid_providers),
+        cmocka_unit_test(test_invalid_in_process),
+        cmocka_unit_test(test_strerror),
+    };
+
+    if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+        return child_main(argc - 2, argv + 2);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
