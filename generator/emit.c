@@ -314,6 +314,11 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     pg_buf_printf(b, "\", registered with libpaleventing by %s-events.c. */\n"
                   "extern const palev_provider palev_provider_%s __attribute__((visibility(\"hidden\")));\n\n",
                   P, P);
+    pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
+                  " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
+                  "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
+                  "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
+                  P, P, P);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
             pg_emit_struct_types(b, p, t);
@@ -541,6 +546,30 @@ static uint64_t zeros_needed(const pg_provider *p)
     return max;
 }
 
+/* Events grouped by keyword bit (group 64: no keywords), so that ProviderEnabled<P>() reads the
+ * states of the events a keyword mask can select, not of all events. */
+static void emit_keyword_index(pg_buf *b, const pg_provider *p)
+{
+    uint32_t start[66], n = 0;
+
+    pg_buf_printf(b, "static const uint32_t palev_keyword_events_%s[] = {", p->lttng_name);
+    for (int bit = 0; bit <= 64; bit++) {
+        start[bit] = n;
+        PG_VEC_EACH(const pg_event, e, p->events) {
+            if (bit < 64 ? !(e->keywords >> bit & 1) : e->keywords != 0)
+                continue;
+            pg_buf_printf(b, "%s%s%u", n ? "," : "", n % 16 ? " " : "\n    ", e->index);
+            n++;
+        }
+    }
+    start[65] = n;
+    pg_buf_printf(b, "%s};\n\nstatic const uint32_t palev_keyword_start_%s[66] = {", n ? "\n" : " 0 ",
+                  p->lttng_name);
+    for (int i = 0; i < 66; i++)
+        pg_buf_printf(b, "%s%s%u", i ? "," : "", i % 16 ? " " : "\n    ", start[i]);
+    pg_buf_puts(b, "\n};\n\n");
+}
+
 static void emit_registration(pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
@@ -559,14 +588,17 @@ static void emit_registration(pg_buf *b, const pg_provider *p)
     pg_buf_printf(b, "};\n\nstatic const int *const palev_event_states_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
         pg_buf_printf(b, "    &%s,\n", tp_state(p, e));
-    pg_buf_printf(b, "};\n\nconst palev_provider palev_provider_%s = {\n    sizeof(palev_provider),\n"
+    pg_buf_puts(b, "};\n\n");
+    emit_keyword_index(b, p);
+    pg_buf_printf(b, "const palev_provider palev_provider_%s = {\n    sizeof(palev_provider),\n"
                   "    \"%s\",\n    ", P, P);
     pg_put_c_string(b, p->name);
     pg_buf_printf(b, ",\n    { 0x%08xU, 0x%04x, 0x%04x, { ", p->guid_d1, p->guid_d2, p->guid_d3);
     for (int i = 0; i < 8; i++)
         pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } },\n");
-    pg_buf_printf(b, "    %zu,\n    palev_events_%s,\n    palev_event_names_%s,\n    palev_event_states_%s,\n};\n\n",
-                  p->events.len, P, P, P);
+    pg_buf_printf(b, "    %zu,\n    palev_events_%s,\n    palev_event_names_%s,\n    palev_event_states_%s,\n"
+                  "    palev_keyword_events_%s,\n    palev_keyword_start_%s,\n};\n\n",
+                  p->events.len, P, P, P, P, P);
     pg_buf_printf(b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);

@@ -18,6 +18,7 @@ static const char usage[] =
     "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
     "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
     "       palev-gen enable-list [--keywords HEXMASK|NAME,...] [--level N] [--provider NAME] MANIFEST\n"
+    "       palev-gen providers [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
     "Exit status: 0 success, 1 manifest errors, 2 usage errors.\n";
 
 struct args {
@@ -146,13 +147,14 @@ static int run_generate(struct args *a, pg_manifest *m, int selftest)
 
 static int run(struct args *a)
 {
-    static const char *const commands[] = { "generate", "check", "selftest", "enable-list" };
+    static const char *const commands[] = { "generate", "check", "selftest", "enable-list",
+                                            "providers" };
     pg_manifest *m;
     size_t cmd = 0;
 
-    while (cmd < 4 && strcmp(commands[cmd], a->command) != 0)
+    while (cmd < 5 && strcmp(commands[cmd], a->command) != 0)
         cmd++;
-    if (cmd == 4)
+    if (cmd == 5)
         return usage_error("unknown command \"%s\"", a->command);
     m = pg_parse_file(a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
@@ -169,6 +171,10 @@ static int run(struct args *a)
         pg_buf_free(&out);
         return rc;
     }
+    /* providers: the LTTng names generate would use, one per line (for build systems) */
+    PG_VEC_EACH(pg_provider, p, m->providers)
+        if (cmd == 4 && p->events.len)
+            printf("%s\n", p->lttng_name);
     return 0;
 }
 

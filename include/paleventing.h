@@ -87,6 +87,11 @@ typedef struct palev_provider {
     const palev_event_descriptor *events;      /* event_count descriptors */
     const char *const *event_names;            /* event_count LTTng event names */
     const int *const *event_states;            /* event_count pointers to tracepoint states */
+    /* Events by keyword bit, for palev_provider_is_enabled(): the events with bit b set are
+     * keyword_events[keyword_start[b] .. keyword_start[b + 1]), group 64 the events without
+     * keywords; keyword_start has 66 entries. */
+    const uint32_t *keyword_events;
+    const uint32_t *keyword_start;
 } palev_provider;
 
 /* Register a generated provider and load its probe provider "lib<name>-lttng.so": from the
@@ -99,6 +104,15 @@ typedef struct palev_provider {
  * 1 to 255 characters of [A-Za-z0-9_]), -ENOMEM, or -EDEADLK when a constructor of the probe
  * provider being loaded registers that same provider again. */
 PALEV_API int palev_provider_register(const palev_provider *provider);
+
+/* Would an ETW session with this level and keyword mask receive an event of the provider that a
+ * running LTTng session has enabled? ETW's rule per event: (level == 0 or event level <= level)
+ * and (event keywords == 0 or event keywords & keywords). Lets a host skip expensive preparation
+ * (heap walks) when nobody listens. Reads only the events of the keyword bits asked for (and the
+ * events without keywords), never all of them. Returns 1 or 0; 0 for NULL. Thread-safe.
+ * Generated headers wrap it as ProviderEnabled<P>(level, keywords). */
+PALEV_API int palev_provider_is_enabled(const palev_provider *provider, uint8_t level,
+                                        uint64_t keywords);
 
 /* ---------------------------------------------------------------------------------------------
  * UTF-16 to UTF-8, the one conversion used by generated stubs and the library

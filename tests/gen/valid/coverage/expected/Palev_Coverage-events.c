@@ -398,6 +398,19 @@ static const int *const palev_event_states_Palev_Coverage[] = {
     &lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state,
 };
 
+static const uint32_t palev_keyword_events_Palev_Coverage[] = {
+    0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    14
+};
+
+static const uint32_t palev_keyword_start_Palev_Coverage[66] = {
+    0, 2, 4, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+    6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+    6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 17
+};
+
 const palev_provider palev_provider_Palev_Coverage = {
     sizeof(palev_provider),
     "Palev_Coverage",
@@ -407,6 +420,8 @@ const palev_provider palev_provider_Palev_Coverage = {
     palev_events_Palev_Coverage,
     palev_event_names_Palev_Coverage,
     palev_event_states_Palev_Coverage,
+    palev_keyword_events_Palev_Coverage,
+    palev_keyword_start_Palev_Coverage,
 };
 
 /* Load libPalev_Coverage-lttng.so at start-up, so a host that never calls palev_init() traces. */

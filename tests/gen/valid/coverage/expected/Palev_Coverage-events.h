@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Palev-Coverage", registered with libpaleventing by Palev_Coverage-events.c. */
 extern const palev_provider palev_provider_Palev_Coverage __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Palev_Coverage that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledPalev_Coverage(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Palev_Coverage, level, keywords);
+}
+
 /* One element of the array "Values" in template "T_Bulk". */
 typedef struct Palev_Coverage_T_Bulk_Values {
     const void *Address;

@@ -42,6 +42,18 @@ static const int *const palev_event_states_Palev_Second[] = {
     &lttng_ust_tracepoint_Palev_Second___Event2.state,
 };
 
+static const uint32_t palev_keyword_events_Palev_Second[] = {
+    0, 1
+};
+
+static const uint32_t palev_keyword_start_Palev_Second[66] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 2
+};
+
 const palev_provider palev_provider_Palev_Second = {
     sizeof(palev_provider),
     "Palev_Second",
@@ -51,6 +63,8 @@ const palev_provider palev_provider_Palev_Second = {
     palev_events_Palev_Second,
     palev_event_names_Palev_Second,
     palev_event_states_Palev_Second,
+    palev_keyword_events_Palev_Second,
+    palev_keyword_start_Palev_Second,
 };
 
 /* Load libPalev_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

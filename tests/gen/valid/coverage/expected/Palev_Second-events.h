@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Microsoft-Windows-Palev-Second", registered with libpaleventing by Palev_Second-events.c. */
 extern const palev_provider palev_provider_Palev_Second __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Palev_Second that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledPalev_Second(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Palev_Second, level, keywords);
+}
+
 /* SecondCommon: id 1, version 0, level 3 (Warning), keywords 0x0, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Second___SecondCommon
     __attribute__((visibility("hidden")));

@@ -34,6 +34,18 @@ static const int *const palev_event_states_Gadgets[] = {
     &lttng_ust_tracepoint_Gadgets___WidgetMade.state,
 };
 
+static const uint32_t palev_keyword_events_Gadgets[] = {
+    0
+};
+
+static const uint32_t palev_keyword_start_Gadgets[66] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 1
+};
+
 const palev_provider palev_provider_Gadgets = {
     sizeof(palev_provider),
     "Gadgets",
@@ -43,6 +55,8 @@ const palev_provider palev_provider_Gadgets = {
     palev_events_Gadgets,
     palev_event_names_Gadgets,
     palev_event_states_Gadgets,
+    palev_keyword_events_Gadgets,
+    palev_keyword_start_Gadgets,
 };
 
 /* Load libGadgets-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Microsoft-Windows-Widget", registered with libpaleventing by Gadgets-events.c. */
 extern const palev_provider palev_provider_Gadgets __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Gadgets that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledGadgets(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Gadgets, level, keywords);
+}
+
 /* WidgetMade: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Gadgets___WidgetMade
     __attribute__((visibility("hidden")));

@@ -38,6 +38,18 @@ static const int *const palev_event_states_Fabrikam_Wide[] = {
     &lttng_ust_tracepoint_Fabrikam_Wide___Measured.state,
 };
 
+static const uint32_t palev_keyword_events_Fabrikam_Wide[] = {
+    0
+};
+
+static const uint32_t palev_keyword_start_Fabrikam_Wide[66] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 1
+};
+
 const palev_provider palev_provider_Fabrikam_Wide = {
     sizeof(palev_provider),
     "Fabrikam_Wide",
@@ -47,6 +59,8 @@ const palev_provider palev_provider_Fabrikam_Wide = {
     palev_events_Fabrikam_Wide,
     palev_event_names_Fabrikam_Wide,
     palev_event_states_Fabrikam_Wide,
+    palev_keyword_events_Fabrikam_Wide,
+    palev_keyword_start_Fabrikam_Wide,
 };
 
 /* Load libFabrikam_Wide-lttng.so at start-up, so a host that never calls palev_init() traces. */

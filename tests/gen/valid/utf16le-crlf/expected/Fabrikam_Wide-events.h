@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Fabrikam-Wide", registered with libpaleventing by Fabrikam_Wide-events.c. */
 extern const palev_provider palev_provider_Fabrikam_Wide __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Fabrikam_Wide that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledFabrikam_Wide(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Fabrikam_Wide, level, keywords);
+}
+
 /* Measured: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Fabrikam_Wide___Measured
     __attribute__((visibility("hidden")));

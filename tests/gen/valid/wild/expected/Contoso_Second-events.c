@@ -42,6 +42,18 @@ static const int *const palev_event_states_Contoso_Second[] = {
     &lttng_ust_tracepoint_Contoso_Second___Event103.state,
 };
 
+static const uint32_t palev_keyword_events_Contoso_Second[] = {
+    0, 1
+};
+
+static const uint32_t palev_keyword_start_Contoso_Second[66] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 2
+};
+
 const palev_provider palev_provider_Contoso_Second = {
     sizeof(palev_provider),
     "Contoso_Second",
@@ -51,6 +63,8 @@ const palev_provider palev_provider_Contoso_Second = {
     palev_events_Contoso_Second,
     palev_event_names_Contoso_Second,
     palev_event_states_Contoso_Second,
+    palev_keyword_events_Contoso_Second,
+    palev_keyword_start_Contoso_Second,
 };
 
 /* Load libContoso_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

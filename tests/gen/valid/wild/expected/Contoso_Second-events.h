@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Contoso-Second", registered with libpaleventing by Contoso_Second-events.c. */
 extern const palev_provider palev_provider_Contoso_Second __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Contoso_Second that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledContoso_Second(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Contoso_Second, level, keywords);
+}
+
 /* Event103_V0: id 103, version 0, level 2 (Error), keywords 0x0, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Second___Event103_V0
     __attribute__((visibility("hidden")));

@@ -92,6 +92,18 @@ static const int *const palev_event_states_Contoso_Tool_Generated[] = {
     &lttng_ust_tracepoint_Contoso_Tool_Generated___Event103.state,
 };
 
+static const uint32_t palev_keyword_events_Contoso_Tool_Generated[] = {
+    0, 1, 2, 3, 4
+};
+
+static const uint32_t palev_keyword_start_Contoso_Tool_Generated[66] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 5
+};
+
 const palev_provider palev_provider_Contoso_Tool_Generated = {
     sizeof(palev_provider),
     "Contoso_Tool_Generated",
@@ -101,6 +113,8 @@ const palev_provider palev_provider_Contoso_Tool_Generated = {
     palev_events_Contoso_Tool_Generated,
     palev_event_names_Contoso_Tool_Generated,
     palev_event_states_Contoso_Tool_Generated,
+    palev_keyword_events_Contoso_Tool_Generated,
+    palev_keyword_start_Contoso_Tool_Generated,
 };
 
 /* Load libContoso_Tool_Generated-lttng.so at start-up, so a host that never calls palev_init() traces. */

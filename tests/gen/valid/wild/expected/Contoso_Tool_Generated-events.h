@@ -15,6 +15,13 @@ extern "C" {
 /* ETW provider "Contoso-Tool Generated", registered with libpaleventing by Contoso_Tool_Generated-events.c. */
 extern const palev_provider palev_provider_Contoso_Tool_Generated __attribute__((visibility("hidden")));
 
+/* Would an ETW session at this level and keyword mask receive an event of Contoso_Tool_Generated that a
+ * running LTTng session has enabled? See palev_provider_is_enabled(). */
+static inline int ProviderEnabledContoso_Tool_Generated(uint8_t level, uint64_t keywords)
+{
+    return palev_provider_is_enabled(&palev_provider_Contoso_Tool_Generated, level, keywords);
+}
+
 /* RequestBegin: id 100, version 0, level 4 (Informational), keywords 0x0, task Request, opcode Begin, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin
     __attribute__((visibility("hidden")));
