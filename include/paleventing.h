@@ -42,6 +42,36 @@ PALEV_API void palev_fini(void);
 PALEV_API const char *palev_strerror(int err);
 
 /* ---------------------------------------------------------------------------------------------
+ * EventSource: events that exist only at run time (a managed EventSource, a script's counters),
+ * recorded through one tracepoint, Paleventing:EventSource, with the fields EventID (int32),
+ * EventName, EventSourceName and Payload (compact UTF-8 JSON).
+ *
+ * Nothing is built unless the tracepoint is enabled in a session and the filters pass:
+ * PALEV_EVENTSOURCE_FILTER and PALEV_EVENTNAME_FILTER, each a comma-separated list of
+ * case-insensitive substrings (any of them matches; unset matches everything), read once.
+ * All functions are thread-safe and return 0 (written, or nothing to write because nobody
+ * listens or a filter said no) or a negative errno (-EINVAL for a NULL source or name, a bad
+ * format or invalid JSON). They never abort or block the host.
+ * ------------------------------------------------------------------------------------------- */
+
+struct json_t; /* jansson's json_t: include <jansson.h> to build payloads */
+
+/* 1 when an event of this source and name would be recorded now, else 0. */
+PALEV_API int palev_eventsource_is_enabled(const char *source, const char *name);
+
+/* Record a payload the caller already holds as JSON text (validated: invalid JSON is rejected). */
+PALEV_API int palev_eventsource_write(const char *source, int32_t id, const char *name,
+                                      const char *json);
+
+/* Record a jansson value, serialised compactly (NULL payload: "{}"). */
+PALEV_API int palev_eventsource_write_json(const char *source, int32_t id, const char *name,
+                                           const struct json_t *payload);
+
+/* Record a payload built with jansson's json_pack() format, e.g. "{s:i, s:s}", "count", 3, ... */
+PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const char *name,
+                                           const char *fmt, ...);
+
+/* ---------------------------------------------------------------------------------------------
  * Types used by generated event stubs (FireEvent<Sym>() signatures)
  * ------------------------------------------------------------------------------------------- */
 
