@@ -47,6 +47,10 @@ static const char *const reserved[] = {
     "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "assert", "offsetof", "linux", "unix",
     "i386", "setjmp", "va_arg", "va_start", "va_end", "va_copy", "likely", "unlikely", "min",
     "max", "major", "minor", "makedev", "FILE", "BUFSIZ", "PATH_MAX", "CHAR_BIT",
+    /* types generated code names */
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+    "intptr_t", "uintptr_t", "size_t", "ssize_t", "ptrdiff_t", "palev_guid", "palev_systemtime",
+    "palev_scratch", "palev_array_desc", "palev_event_descriptor", "palev_provider",
 };
 
 static int is_reserved(const char *s)
@@ -58,7 +62,8 @@ static int is_reserved(const char *s)
 }
 
 /* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
- * gets a '_' in front; a keyword or libc macro gets a '_' after. Stable: depends on s alone. */
+ * gets a '_' in front; a keyword, libc macro or type gets a '_' after; a name starting with
+ * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
 static char *make_ident(const char *s)
 {
     pg_buf b = { 0 };
@@ -81,7 +86,7 @@ static char *make_ident(const char *s)
         pg_buf_puts(&b, "_");
     if (is_reserved(b.data))
         pg_buf_puts(&b, "_");
-    id = pg_strdup(b.data);
+    id = pg_printf("%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
     pg_buf_free(&b);
     return id;
 }
@@ -425,6 +430,19 @@ static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field
             check_struct(p, t, f, scope);
         else
             check_data(p, f, scope, t->tid);
+    }
+    /* a counted type takes <name>_Length beside it, in parameters and struct members */
+    PG_VEC_EACH(pg_field, f, *scope) {
+        const char *len;
+        pg_field *o;
+
+        if (!f->type || !f->type->counted)
+            continue;
+        len = pg_printf("%s_Length", f->ident);
+        for (size_t i = 0; i < scope->len; i++)
+            if ((o = scope->items[i]) != f && !strcmp(o->ident, len))
+                pg_error(o->loc, "field \"%s\" collides with the length of counted field \"%s\" at %s:%u",
+                         o->name, f->name, f->loc.file, f->loc.line);
     }
     PG_VEC_EACH(pg_field, f, *scope) {
         if (f->count.field)

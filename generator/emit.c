@@ -329,27 +329,40 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
 
 /* ---- <P>-events.c ------------------------------------------------------------------------------ */
 
-static const char *ref_expr(const pg_ref *r, const char *prefix)
+/* One prepare function being written: counts and lengths taken from fields are computed once,
+ * into locals declared at the top; the statements go to body. */
+struct prep {
+    const pg_provider *p;
+    const pg_template *t;
+    pg_buf decls, body;
+    pg_vec keys;            /* C expressions already given a local */
+    pg_vec names;           /* their locals */
+};
+
+/* A count or length: a constant, or a local holding the field's value (negative counts as 0). */
+static const char *count_expr(struct prep *pr, const pg_ref *r, const char *prefix)
 {
+    const char *e;
+
     if (r->is_const)
         return pg_printf("%llu", (unsigned long long)r->value);
-    return pg_printf("%s%s", prefix, r->field->cname);
+    e = pg_printf("%s%s", prefix, r->field->cname);
+    for (size_t i = 0; i < pr->keys.len; i++)
+        if (!strcmp(pr->keys.items[i], e))
+            return pr->names.items[i];
+    pg_vec_push(&pr->keys, (void *)e);
+    pg_vec_push(&pr->names, pg_printf("palev_n%zu", pr->names.len));
+    pg_buf_printf(&pr->decls, "    const size_t %s = %s > 0 ? (size_t)%s : 0;\n",
+                  (const char *)pr->names.items[pr->names.len - 1], e, e);
+    return pr->names.items[pr->names.len - 1];
 }
 
-/* A count or length taken from a field: negative values count as 0. */
-static const char *count_expr(const pg_ref *r, const char *prefix)
-{
-    const char *e = ref_expr(r, prefix);
-
-    return r->is_const ? e : pg_printf("(%s > 0 ? (size_t)%s : 0)", e, e);
-}
-
-static const char *length_expr(const pg_leaf *l)
+static const char *length_expr(struct prep *pr, const pg_leaf *l)
 {
     if (l->f->type->counted)
         return pg_printf("(size_t)%s_Length", l->src);
     if (l->f->length.present)
-        return count_expr(&l->f->length, l->prefix);
+        return count_expr(pr, &l->f->length, l->prefix);
     return "PALEV_NUL_TERMINATED";
 }
 
@@ -376,153 +389,172 @@ static const char *elem_ctype(const pg_field *f)
     }
 }
 
-static void prep_scalar(pg_buf *b, const pg_leaf *l)
+/* Scalars: integers are copied, strings converted in the scratch arena, NULL made harmless. */
+static void prep_scalar(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
     const char *n = f->tname, *s = l->src, *amp = f->parent ? "&" : "";
+    pg_buf *b = &pr->body;
 
+    pg_buf_printf(b, "    palev_a->f_%s = ", n);
     switch (f->type->kind) {
     case PG_K_INT:
-        if (f->type->is_bool)
-            pg_buf_printf(b, "    a->f_%s = %s != 0;\n", n, s);
-        else if (f->type->is_pointer)
-            pg_buf_printf(b, "    a->f_%s = (uintptr_t)%s;\n", n, s);
-        else
-            pg_buf_printf(b, "    a->f_%s = %s;\n", n, s);
+        pg_buf_printf(b, f->type->is_bool ? "%s != 0;\n" : f->type->is_pointer ? "(uintptr_t)%s;\n" : "%s;\n", s);
         break;
     case PG_K_FLOAT:
-        pg_buf_printf(b, "    a->f_%s = %s;\n", n, s);
-        break;
-    case PG_K_UTF16:
-        pg_buf_printf(b, "    a->f_%s = palev_scratch_utf16(sc, %s, %s);\n", n, s, length_expr(l));
+        pg_buf_printf(b, "%s;\n", s);
         break;
     case PG_K_ANSI:
         if (!f->type->counted && !f->length.present)
-            pg_buf_printf(b, "    a->f_%s = %s ? %s : \"\";\n", n, s, s);
+            pg_buf_printf(b, "%s ? %s : \"\";\n", s, s);
         else
-            pg_buf_printf(b, "    a->f_%s = palev_scratch_ansi(sc, %s, %s);\n", n, s, length_expr(l));
+            pg_buf_printf(b, "palev_scratch_ansi(palev_sc, %s, %s);\n", s, length_expr(pr, l));
+        break;
+    case PG_K_UTF16:
+        pg_buf_printf(b, "palev_scratch_utf16(palev_sc, %s, %s);\n", s, length_expr(pr, l));
         break;
     case PG_K_GUID:
-        pg_buf_printf(b, "    a->f_%s = palev_scratch_guid(sc, %s%s);\n", n, amp, s);
+        pg_buf_printf(b, "palev_scratch_guid(palev_sc, %s%s);\n", amp, s);
         break;
     case PG_K_SYSTEMTIME:
-        pg_buf_printf(b, "    a->f_%s = palev_scratch_systemtime(sc, %s%s);\n", n, amp, s);
+        pg_buf_printf(b, "palev_scratch_systemtime(palev_sc, %s%s);\n", amp, s);
         break;
     case PG_K_SID:
-        pg_buf_printf(b, "    a->f_%s = palev_scratch_sid(sc, %s);\n", n, s);
+        pg_buf_printf(b, "palev_scratch_sid(palev_sc, %s);\n", s);
         break;
     case PG_K_BINARY:
         if (l->fixed) {
-            pg_buf_printf(b, "    a->f_%s = %s ? (const uint8_t *)%s : (const uint8_t *)palev_zeros;\n", n, s, s);
+            pg_buf_printf(b, "%s ? (const uint8_t *)%s : (const uint8_t *)palev_zeros;\n", s, s);
         } else {
-            pg_buf_printf(b, "    a->f_%s = (const uint8_t *)%s;\n", n, s);
-            pg_buf_printf(b, "    a->n_%s = a->f_%s ? (uint32_t)%s : 0;\n", n, n, length_expr(l));
+            pg_buf_printf(b, "(const uint8_t *)%s;\n", s);
+            pg_buf_printf(b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n,
+                          length_expr(pr, l));
         }
         break;
     }
 }
 
-static void prep_array(pg_buf *b, const pg_leaf *l)
+static void prep_array(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
     const char *n = f->tname, *s = l->src, *t = storage_type(f);
+    pg_buf *b = &pr->body;
 
     if (l->rec == PG_REC_JSON) {
-        pg_buf_printf(b, "    {\n        palev_array_desc d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
-                      "        a->f_%s = palev_scratch_json_array(sc, &d, %s, %s);\n    }\n",
-                      elem_kind(f), elem_ctype(f), length_expr(l), n, s, count_expr(&f->count, l->prefix));
+        const char *len = length_expr(pr, l), *cnt = count_expr(pr, &f->count, l->prefix);
+
+        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
+                      "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
+                      elem_kind(f), elem_ctype(f), len, n, s, cnt);
     } else if (l->fixed) {
-        pg_buf_printf(b, "    a->f_%s = %s ? (const %s *)%s : (const %s *)palev_zeros;\n", n, s, t, s, t);
+        pg_buf_printf(b, "    palev_a->f_%s = %s ? (const %s *)%s : (const %s *)palev_zeros;\n", n, s, t, s, t);
     } else {
-        pg_buf_printf(b, "    a->f_%s = (const %s *)%s;\n", n, t, s);
-        pg_buf_printf(b, "    a->n_%s = a->f_%s ? (uint32_t)%s : 0;\n", n, n, count_expr(&f->count, l->prefix));
+        pg_buf_printf(b, "    palev_a->f_%s = (const %s *)%s;\n", n, t, s);
+        pg_buf_printf(b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n,
+                      count_expr(pr, &f->count, l->prefix));
+    }
+}
+
+/* Where a JSON element's length is: a counted type's _Length member, a sibling member, or fixed. */
+static void json_member_length(const pg_field *f, const char *S, const char **size, const char **off,
+                               const char **fixed)
+{
+    *size = "0", *off = "0", *fixed = "PALEV_NUL_TERMINATED";
+    if (f->type->counted) {
+        *size = "2";
+        *off = pg_printf("offsetof(%s, %s_Length)", S, f->cname);
+    } else if (f->length.present && !f->length.is_const) {
+        *size = pg_printf("sizeof(((const %s *)0)->%s)", S, f->length.field->cname);
+        *off = pg_printf("offsetof(%s, %s)", S, f->length.field->cname);
+    } else if (f->length.present) {
+        *fixed = pg_printf("%llu", (unsigned long long)f->length.value);
     }
 }
 
 /* Members of an array of structs, gathered into one typed sequence (or JSON array) each. */
-static void prep_member(pg_buf *b, const pg_provider *p, const pg_template *tm, const pg_leaf *l)
+static void prep_member(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
-    const char *n = f->tname, *t = storage_type(f), *S = pg_struct_typename(p, tm, l->arr);
-    const char *cnt = count_expr(&l->arr->count, l->arr_prefix), *base = l->arr_src;
+    const char *n = f->tname, *t = storage_type(f), *S = pg_struct_typename(pr->p, pr->t, l->arr);
+    const char *cnt = count_expr(pr, &l->arr->count, l->arr_prefix), *base = l->arr_src;
+    pg_buf *b = &pr->body;
 
     if (l->rec == PG_REC_JSON) {
-        const char *lsize = "0", *loff = "0", *lconst = "PALEV_NUL_TERMINATED";
+        const char *lsize, *loff, *lconst;
 
-        if (f->type->counted)
-            lsize = "2", loff = pg_printf("offsetof(%s, %s_Length)", S, f->cname);
-        else if (f->length.present && !f->length.is_const)
-            lsize = pg_printf("sizeof(((const %s *)0)->%s)", S, f->length.field->cname),
-            loff = pg_printf("offsetof(%s, %s)", S, f->length.field->cname);
-        else if (f->length.present)
-            lconst = pg_printf("%llu", (unsigned long long)f->length.value);
-        pg_buf_printf(b, "    {\n        palev_array_desc d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
-                      "        a->f_%s = palev_scratch_json_array(sc, &d, %s, %s);\n    }\n",
+        json_member_length(f, S, &lsize, &loff, &lconst);
+        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
+                      "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
                       elem_kind(f), lsize, S, S, f->cname, loff, lconst, n, base, cnt);
     } else if (l->rec == PG_REC_NESTED) {
-        pg_buf_printf(b, "    {\n        size_t total = 0;\n\n        a->f_%s = (const %s *)palev_scratch_gather_nested(sc, %s, %s, sizeof(%s),\n"
-                      "            offsetof(%s, %s), offsetof(%s, %s), sizeof(((const %s *)0)->%s), sizeof(%s), &total);\n"
-                      "        a->n_%s = (uint32_t)total;\n    }\n", n, t, base, cnt, S, S, f->cname, S,
-                      f->count.field->cname, S, f->count.field->cname, t, n);
+        pg_buf_printf(b, "    {\n        size_t palev_total = 0;\n\n"
+                      "        palev_a->f_%s = (const %s *)palev_scratch_gather_nested(palev_sc, %s, %s, sizeof(%s),\n"
+                      "            offsetof(%s, %s), offsetof(%s, %s), sizeof(((const %s *)0)->%s), sizeof(%s), &palev_total);\n"
+                      "        palev_a->n_%s = (uint32_t)palev_total;\n    }\n", n, t, base, cnt, S, S,
+                      f->cname, S, f->count.field->cname, S, f->count.field->cname, t, n);
     } else {
-        pg_buf_printf(b, "    a->f_%s = (const %s *)palev_scratch_gather(sc, %s, %s, sizeof(%s), offsetof(%s, %s), sizeof(%s));\n",
-                      n, t, base, cnt, S, S, f->cname, t);
+        pg_buf_printf(b, "    palev_a->f_%s = (const %s *)palev_scratch_gather(palev_sc, %s, %s, sizeof(%s),\n"
+                      "        offsetof(%s, %s), sizeof(%s));\n", n, t, base, cnt, S, S, f->cname, t);
         if (l->fixed)
-            pg_buf_printf(b, "    if (!a->f_%s)\n        a->f_%s = (const %s *)palev_zeros;\n", n, n, t);
+            pg_buf_printf(b, "    if (!palev_a->f_%s)\n        palev_a->f_%s = (const %s *)palev_zeros;\n", n, n, t);
         else
-            pg_buf_printf(b, "    a->n_%s = a->f_%s ? (uint32_t)%s : 0;\n", n, n, cnt);
+            pg_buf_printf(b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n, cnt);
     }
 }
 
 static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
 {
+    struct prep pr = { .p = p, .t = t };
     pg_vec leaves = { 0 };
-    int scratch = pg_template_needs_scratch(t);
 
     pg_template_leaves(t, &leaves);
-    pg_buf_printf(b, "static void prepare_%s(struct %s *a, palev_scratch *sc, %s)\n{\n", t->ident,
-                  arg_struct(p, t), pg_params(p, t));
-    /* A NULL struct parameter reads as zeros rather than crashing the host. */
-    PG_VEC_EACH(const pg_field, f, t->fields) {
-        if (f->is_struct && !f->count.present) {
-            const char *S = pg_struct_typename(p, t, f);
-
-            pg_buf_printf(b, "    static const %s zero_%s;\n\n    if (!%s)\n        %s = &zero_%s;\n",
-                          S, f->cname, f->cname, f->cname, f->cname);
-        }
-    }
-    if (!scratch)
-        pg_buf_puts(b, "    (void)sc;\n");
+    pg_buf_printf(b, "static void palev_prepare_%s(struct %s *palev_a, palev_scratch *palev_sc, %s)\n{\n",
+                  t->ident, arg_struct(p, t), pg_params(p, t));
     PG_VEC_EACH(const pg_leaf, l, leaves) {
         if (l->arr)
-            prep_member(b, p, t, l);
+            prep_member(&pr, l);
         else if (l->rec == PG_REC_INTS || l->rec == PG_REC_JSON)
-            prep_array(b, l);
+            prep_array(&pr, l);
         else
-            prep_scalar(b, l);
+            prep_scalar(&pr, l);
     }
+    /* A NULL struct parameter reads as zeros rather than crashing the host. */
+    PG_VEC_EACH(const pg_field, f, t->fields)
+        if (f->is_struct && !f->count.present)
+            pg_buf_printf(b, "    static const %s palev_zero_%s;\n", pg_struct_typename(p, t, f), f->cname);
+    if (pr.decls.len)
+        pg_buf_puts(b, pr.decls.data);
+    if (pr.decls.len || b->data[b->len - 2] == ';')
+        pg_buf_puts(b, "\n");
+    PG_VEC_EACH(const pg_field, f, t->fields)
+        if (f->is_struct && !f->count.present)
+            pg_buf_printf(b, "    if (!%s)\n        %s = &palev_zero_%s;\n", f->cname, f->cname, f->cname);
+    if (!pg_template_needs_scratch(t))
+        pg_buf_puts(b, "    (void)palev_sc;\n");
+    pg_buf_puts(b, pr.body.data);
     pg_buf_puts(b, "}\n\n");
 }
 
 static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
 {
     const pg_template *t = e->tmpl && template_has_leaves(e->tmpl) ? e->tmpl : NULL;
+    int scratch = t && pg_template_needs_scratch(t);
 
     pg_buf_printf(b, "void %s(%s)\n{\n", emit_fn(p, e), pg_params(p, e->tmpl));
     if (!t) {
         pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n}\n\n", p->lttng_name, e->lttng_name);
         return;
     }
-    if (!pg_template_needs_scratch(t)) {
-        pg_buf_printf(b, "    struct %s a;\n\n    prepare_%s(&a, NULL, %s);\n"
-                      "    lttng_ust_do_tracepoint(%s, %s, &a);\n}\n\n",
-                      arg_struct(p, t), t->ident, pg_args(t), p->lttng_name, e->lttng_name);
-        return;
-    }
-    pg_buf_printf(b, "    char stack[PALEV_SCRATCH_STACK_SIZE];\n    palev_scratch sc;\n    struct %s a;\n\n"
-                  "    palev_scratch_init(&sc, stack, sizeof(stack));\n    prepare_%s(&a, &sc, %s);\n"
-                  "    lttng_ust_do_tracepoint(%s, %s, &a);\n    palev_scratch_fini(&sc);\n}\n\n",
-                  arg_struct(p, t), t->ident, pg_args(t), p->lttng_name, e->lttng_name);
+    if (scratch)
+        pg_buf_puts(b, "    char palev_stack[PALEV_SCRATCH_STACK_SIZE];\n    palev_scratch palev_sc;\n");
+    pg_buf_printf(b, "    struct %s palev_a;\n\n", arg_struct(p, t));
+    if (scratch)
+        pg_buf_puts(b, "    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));\n");
+    pg_buf_printf(b, "    palev_prepare_%s(&palev_a, %s, %s);\n    lttng_ust_do_tracepoint(%s, %s, &palev_a);\n",
+                  t->ident, scratch ? "&palev_sc" : "NULL", pg_args(t), p->lttng_name, e->lttng_name);
+    if (scratch)
+        pg_buf_puts(b, "    palev_scratch_fini(&palev_sc);\n");
+    pg_buf_puts(b, "}\n\n");
 }
 
 /* The largest array recorded with a constant size: a NULL pointer there reads as zeros. */

@@ -11,291 +11,314 @@
 /* What a NULL fixed-size array records. */
 static uint64_t palev_zeros[1];
 
-static void prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints *a, palev_scratch *sc, int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints *palev_a, palev_scratch *palev_sc, int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
 {
-    (void)sc;
-    a->f_I8 = I8;
-    a->f_U8 = U8;
-    a->f_I16 = I16;
-    a->f_U16 = U16;
-    a->f_I32 = I32;
-    a->f_U32 = U32;
-    a->f_I64 = I64;
-    a->f_U64 = U64;
-    a->f_H32 = H32;
-    a->f_H64 = H64;
-    a->f_U8Hex = U8Hex;
-    a->f_U16Hex = U16Hex;
-    a->f_HResult = HResult;
-    a->f_Size = Size;
-    a->f_Addr = (uintptr_t)Addr;
+    (void)palev_sc;
+    palev_a->f_I8 = I8;
+    palev_a->f_U8 = U8;
+    palev_a->f_I16 = I16;
+    palev_a->f_U16 = U16;
+    palev_a->f_I32 = I32;
+    palev_a->f_U32 = U32;
+    palev_a->f_I64 = I64;
+    palev_a->f_U64 = U64;
+    palev_a->f_H32 = H32;
+    palev_a->f_H64 = H64;
+    palev_a->f_U8Hex = U8Hex;
+    palev_a->f_U16Hex = U16Hex;
+    palev_a->f_HResult = HResult;
+    palev_a->f_Size = Size;
+    palev_a->f_Addr = (uintptr_t)Addr;
 }
 
-static void prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc *a, palev_scratch *sc, float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc *palev_a, palev_scratch *palev_sc, float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
 {
-    a->f_F32 = F32;
-    a->f_F64 = F64;
-    a->f_Flag = Flag != 0;
-    a->f_Id = palev_scratch_guid(sc, Id);
-    a->f_When = When;
-    a->f_Wall = palev_scratch_systemtime(sc, Wall);
-    a->f_Who = palev_scratch_sid(sc, Who);
-    a->f_Color = Color;
-    a->f_Flags = Flags;
+    palev_a->f_F32 = F32;
+    palev_a->f_F64 = F64;
+    palev_a->f_Flag = Flag != 0;
+    palev_a->f_Id = palev_scratch_guid(palev_sc, Id);
+    palev_a->f_When = When;
+    palev_a->f_Wall = palev_scratch_systemtime(palev_sc, Wall);
+    palev_a->f_Who = palev_scratch_sid(palev_sc, Who);
+    palev_a->f_Color = Color;
+    palev_a->f_Flags = Flags;
 }
 
-static void prepare_T_Text(struct palev_args_Palev_Coverage_T_Text *a, palev_scratch *sc, const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text *palev_a, palev_scratch *palev_sc, const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
 {
-    a->f_Wide = palev_scratch_utf16(sc, Wide, PALEV_NUL_TERMINATED);
-    a->f_Narrow = Narrow ? Narrow : "";
-    a->f_Fixed = palev_scratch_utf16(sc, Fixed, 4);
-    a->f_NarrowLen = NarrowLen;
-    a->f_NarrowFixed = palev_scratch_ansi(sc, NarrowFixed, (NarrowLen > 0 ? (size_t)NarrowLen : 0));
-    a->f_Counted = palev_scratch_utf16(sc, Counted, (size_t)Counted_Length);
-    a->f_CountedNarrow = palev_scratch_ansi(sc, CountedNarrow, (size_t)CountedNarrow_Length);
-    a->f_Blob = Blob ? (const uint8_t *)Blob : (const uint8_t *)palev_zeros;
-    a->f_BlobLen = BlobLen;
-    a->f_Blob2 = (const uint8_t *)Blob2;
-    a->n_Blob2 = a->f_Blob2 ? (uint32_t)(BlobLen > 0 ? (size_t)BlobLen : 0) : 0;
-    a->f_Blob3 = (const uint8_t *)Blob3;
-    a->n_Blob3 = a->f_Blob3 ? (uint32_t)(size_t)Blob3_Length : 0;
+    const size_t palev_n0 = NarrowLen > 0 ? (size_t)NarrowLen : 0;
+    const size_t palev_n1 = BlobLen > 0 ? (size_t)BlobLen : 0;
+
+    palev_a->f_Wide = palev_scratch_utf16(palev_sc, Wide, PALEV_NUL_TERMINATED);
+    palev_a->f_Narrow = Narrow ? Narrow : "";
+    palev_a->f_Fixed = palev_scratch_utf16(palev_sc, Fixed, 4);
+    palev_a->f_NarrowLen = NarrowLen;
+    palev_a->f_NarrowFixed = palev_scratch_ansi(palev_sc, NarrowFixed, palev_n0);
+    palev_a->f_Counted = palev_scratch_utf16(palev_sc, Counted, (size_t)Counted_Length);
+    palev_a->f_CountedNarrow = palev_scratch_ansi(palev_sc, CountedNarrow, (size_t)CountedNarrow_Length);
+    palev_a->f_Blob = Blob ? (const uint8_t *)Blob : (const uint8_t *)palev_zeros;
+    palev_a->f_BlobLen = BlobLen;
+    palev_a->f_Blob2 = (const uint8_t *)Blob2;
+    palev_a->n_Blob2 = palev_a->f_Blob2 ? (uint32_t)palev_n1 : 0;
+    palev_a->f_Blob3 = (const uint8_t *)Blob3;
+    palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)(size_t)Blob3_Length : 0;
 }
 
-static void prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays *a, palev_scratch *sc, uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+static void palev_prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays *palev_a, palev_scratch *palev_sc, uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
 {
-    a->f_N = N;
-    a->f_Fixed3 = Fixed3 ? (const int16_t *)Fixed3 : (const int16_t *)palev_zeros;
-    a->f_Var = (const uint64_t *)Var;
-    a->n_Var = a->f_Var ? (uint32_t)(N > 0 ? (size_t)N : 0) : 0;
-    a->f_Ptrs = (const uintptr_t *)Ptrs;
-    a->n_Ptrs = a->f_Ptrs ? (uint32_t)(N > 0 ? (size_t)N : 0) : 0;
-    a->f_Bools = Bools ? (const int32_t *)Bools : (const int32_t *)palev_zeros;
-    {
-        palev_array_desc d = { PALEV_ELEM_FLOAT, 0, sizeof(float), 0, 0, PALEV_NUL_TERMINATED };
+    const size_t palev_n0 = N > 0 ? (size_t)N : 0;
 
-        a->f_Floats = palev_scratch_json_array(sc, &d, Floats, (N > 0 ? (size_t)N : 0));
+    palev_a->f_N = N;
+    palev_a->f_Fixed3 = Fixed3 ? (const int16_t *)Fixed3 : (const int16_t *)palev_zeros;
+    palev_a->f_Var = (const uint64_t *)Var;
+    palev_a->n_Var = palev_a->f_Var ? (uint32_t)palev_n0 : 0;
+    palev_a->f_Ptrs = (const uintptr_t *)Ptrs;
+    palev_a->n_Ptrs = palev_a->f_Ptrs ? (uint32_t)palev_n0 : 0;
+    palev_a->f_Bools = Bools ? (const int32_t *)Bools : (const int32_t *)palev_zeros;
+    {
+        palev_array_desc palev_d = { PALEV_ELEM_FLOAT, 0, sizeof(float), 0, 0, PALEV_NUL_TERMINATED };
+
+        palev_a->f_Floats = palev_scratch_json_array(palev_sc, &palev_d, Floats, palev_n0);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_DOUBLE, 0, sizeof(double), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(double), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Doubles = palev_scratch_json_array(sc, &d, Doubles, 2);
+        palev_a->f_Doubles = palev_scratch_json_array(palev_sc, &palev_d, Doubles, 2);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_UTF16, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Names = palev_scratch_json_array(sc, &d, Names, (N > 0 ? (size_t)N : 0));
+        palev_a->f_Names = palev_scratch_json_array(palev_sc, &palev_d, Names, palev_n0);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_ANSI, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Tags = palev_scratch_json_array(sc, &d, Tags, 2);
+        palev_a->f_Tags = palev_scratch_json_array(palev_sc, &palev_d, Tags, 2);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_GUID, 0, sizeof(palev_guid), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(palev_guid), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Ids = palev_scratch_json_array(sc, &d, Ids, (N > 0 ? (size_t)N : 0));
+        palev_a->f_Ids = palev_scratch_json_array(palev_sc, &palev_d, Ids, palev_n0);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_SYSTEMTIME, 0, sizeof(palev_systemtime), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_SYSTEMTIME, 0, sizeof(palev_systemtime), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Times = palev_scratch_json_array(sc, &d, Times, 2);
+        palev_a->f_Times = palev_scratch_json_array(palev_sc, &palev_d, Times, 2);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_SID, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
+        palev_array_desc palev_d = { PALEV_ELEM_SID, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        a->f_Sids = palev_scratch_json_array(sc, &d, Sids, 2);
+        palev_a->f_Sids = palev_scratch_json_array(palev_sc, &palev_d, Sids, 2);
     }
     {
-        palev_array_desc d = { PALEV_ELEM_BINARY, 0, sizeof(const void *), 0, 0, 2 };
+        palev_array_desc palev_d = { PALEV_ELEM_BINARY, 0, sizeof(const void *), 0, 0, 2 };
 
-        a->f_Blobs = palev_scratch_json_array(sc, &d, Blobs, (N > 0 ? (size_t)N : 0));
-    }
-}
-
-static void prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk *a, palev_scratch *sc, uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
-{
-    a->f_Count = Count;
-    a->f_Generation = Generation;
-    a->f_Values_Address = (const uintptr_t *)palev_scratch_gather(sc, Values, (Count > 0 ? (size_t)Count : 0), sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Address), sizeof(uintptr_t));
-    a->n_Values_Address = a->f_Values_Address ? (uint32_t)(Count > 0 ? (size_t)Count : 0) : 0;
-    a->f_Values_Size = (const uint64_t *)palev_scratch_gather(sc, Values, (Count > 0 ? (size_t)Count : 0), sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Size), sizeof(uint64_t));
-    a->n_Values_Size = a->f_Values_Size ? (uint32_t)(Count > 0 ? (size_t)Count : 0) : 0;
-    a->f_Values_Kind = (const uint8_t *)palev_scratch_gather(sc, Values, (Count > 0 ? (size_t)Count : 0), sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Kind), sizeof(uint8_t));
-    a->n_Values_Kind = a->f_Values_Kind ? (uint32_t)(Count > 0 ? (size_t)Count : 0) : 0;
-    {
-        palev_array_desc d = { PALEV_ELEM_UTF16, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Name), 0, PALEV_NUL_TERMINATED };
-
-        a->f_Values_Name = palev_scratch_json_array(sc, &d, Values, (Count > 0 ? (size_t)Count : 0));
-    }
-    {
-        palev_array_desc d = { PALEV_ELEM_GUID, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Id), 0, PALEV_NUL_TERMINATED };
-
-        a->f_Values_Id = palev_scratch_json_array(sc, &d, Values, (Count > 0 ? (size_t)Count : 0));
-    }
-    a->f_Values_ParamCount = (const uint32_t *)palev_scratch_gather(sc, Values, (Count > 0 ? (size_t)Count : 0), sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(uint32_t));
-    a->n_Values_ParamCount = a->f_Values_ParamCount ? (uint32_t)(Count > 0 ? (size_t)Count : 0) : 0;
-    {
-        size_t total = 0;
-
-        a->f_Values_Params = (const uint32_t *)palev_scratch_gather_nested(sc, Values, (Count > 0 ? (size_t)Count : 0), sizeof(Palev_Coverage_T_Bulk_Values),
-            offsetof(Palev_Coverage_T_Bulk_Values, Params), offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(((const Palev_Coverage_T_Bulk_Values *)0)->ParamCount), sizeof(uint32_t), &total);
-        a->n_Values_Params = (uint32_t)total;
-    }
-    {
-        palev_array_desc d = { PALEV_ELEM_DOUBLE, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Weight), 0, PALEV_NUL_TERMINATED };
-
-        a->f_Values_Weight = palev_scratch_json_array(sc, &d, Values, (Count > 0 ? (size_t)Count : 0));
-    }
-    a->f_Pair_A = (const int32_t *)palev_scratch_gather(sc, Pair, 2, sizeof(Palev_Coverage_T_Bulk_Pair), offsetof(Palev_Coverage_T_Bulk_Pair, A), sizeof(int32_t));
-    if (!a->f_Pair_A)
-        a->f_Pair_A = (const int32_t *)palev_zeros;
-    {
-        palev_array_desc d = { PALEV_ELEM_ANSI, 0, sizeof(Palev_Coverage_T_Bulk_Pair), offsetof(Palev_Coverage_T_Bulk_Pair, B), 0, PALEV_NUL_TERMINATED };
-
-        a->f_Pair_B = palev_scratch_json_array(sc, &d, Pair, 2);
+        palev_a->f_Blobs = palev_scratch_json_array(palev_sc, &palev_d, Blobs, palev_n0);
     }
 }
 
-static void prepare_T_Single(struct palev_args_Palev_Coverage_T_Single *a, palev_scratch *sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk *palev_a, palev_scratch *palev_sc, uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
 {
-    static const Palev_Coverage_T_Single_Info zero_Info;
+    const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
+
+    palev_a->f_Count = Count;
+    palev_a->f_Generation = Generation;
+    palev_a->f_Values_Address = (const uintptr_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+        offsetof(Palev_Coverage_T_Bulk_Values, Address), sizeof(uintptr_t));
+    palev_a->n_Values_Address = palev_a->f_Values_Address ? (uint32_t)palev_n0 : 0;
+    palev_a->f_Values_Size = (const uint64_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+        offsetof(Palev_Coverage_T_Bulk_Values, Size), sizeof(uint64_t));
+    palev_a->n_Values_Size = palev_a->f_Values_Size ? (uint32_t)palev_n0 : 0;
+    palev_a->f_Values_Kind = (const uint8_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+        offsetof(Palev_Coverage_T_Bulk_Values, Kind), sizeof(uint8_t));
+    palev_a->n_Values_Kind = palev_a->f_Values_Kind ? (uint32_t)palev_n0 : 0;
+    {
+        palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Name), 0, PALEV_NUL_TERMINATED };
+
+        palev_a->f_Values_Name = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+    }
+    {
+        palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Id), 0, PALEV_NUL_TERMINATED };
+
+        palev_a->f_Values_Id = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+    }
+    palev_a->f_Values_ParamCount = (const uint32_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+        offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(uint32_t));
+    palev_a->n_Values_ParamCount = palev_a->f_Values_ParamCount ? (uint32_t)palev_n0 : 0;
+    {
+        size_t palev_total = 0;
+
+        palev_a->f_Values_Params = (const uint32_t *)palev_scratch_gather_nested(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+            offsetof(Palev_Coverage_T_Bulk_Values, Params), offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(((const Palev_Coverage_T_Bulk_Values *)0)->ParamCount), sizeof(uint32_t), &palev_total);
+        palev_a->n_Values_Params = (uint32_t)palev_total;
+    }
+    {
+        palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Weight), 0, PALEV_NUL_TERMINATED };
+
+        palev_a->f_Values_Weight = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+    }
+    palev_a->f_Pair_A = (const int32_t *)palev_scratch_gather(palev_sc, Pair, 2, sizeof(Palev_Coverage_T_Bulk_Pair),
+        offsetof(Palev_Coverage_T_Bulk_Pair, A), sizeof(int32_t));
+    if (!palev_a->f_Pair_A)
+        palev_a->f_Pair_A = (const int32_t *)palev_zeros;
+    {
+        palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(Palev_Coverage_T_Bulk_Pair), offsetof(Palev_Coverage_T_Bulk_Pair, B), 0, PALEV_NUL_TERMINATED };
+
+        palev_a->f_Pair_B = palev_scratch_json_array(palev_sc, &palev_d, Pair, 2);
+    }
+}
+
+static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single *palev_a, palev_scratch *palev_sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+{
+    static const Palev_Coverage_T_Single_Info palev_zero_Info;
 
     if (!Info)
-        Info = &zero_Info;
-    a->f_Before = Before;
-    a->f_Info_Code = Info->Code;
-    a->f_Info_Label = palev_scratch_utf16(sc, Info->Label, PALEV_NUL_TERMINATED);
-    a->f_Info_Extra = Info->Extra;
+        Info = &palev_zero_Info;
+    palev_a->f_Before = Before;
+    palev_a->f_Info_Code = Info->Code;
+    palev_a->f_Info_Label = palev_scratch_utf16(palev_sc, Info->Label, PALEV_NUL_TERMINATED);
+    palev_a->f_Info_Extra = Info->Extra;
 }
 
-static void prepare_T_Common(struct palev_args_Palev_Coverage_T_Common *a, palev_scratch *sc, uint32_t Value)
+static void palev_prepare_T_Common(struct palev_args_Palev_Coverage_T_Common *palev_a, palev_scratch *palev_sc, uint32_t Value)
 {
-    (void)sc;
-    a->f_Value = Value;
+    (void)palev_sc;
+    palev_a->f_Value = Value;
 }
 
-static void prepare_T_Names(struct palev_args_Palev_Coverage_T_Names *a, palev_scratch *sc, uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_)
+static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names *palev_a, palev_scratch *palev_sc, uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
 {
-    (void)sc;
-    a->f_Heap_Size_bytes = Heap_Size_bytes;
-    a->f_int_ = int_;
-    a->f__2nd = _2nd;
-    a->f_errno_ = errno_;
+    const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
+
+    palev_a->f_Heap_Size_bytes = Heap_Size_bytes;
+    palev_a->f_int_ = int_;
+    palev_a->f__2nd = _2nd;
+    palev_a->f_errno_ = errno_;
+    palev_a->f_a = a;
+    palev_a->f__palev_sc = palev_scratch_utf16(palev_sc, _palev_sc, PALEV_NUL_TERMINATED);
+    palev_a->f_size_t_ = size_t_;
+    palev_a->f_Count = Count;
+    palev_a->f_Items = (const uint8_t *)Items;
+    palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
 }
 
-static void prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide *a, palev_scratch *sc, uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide *palev_a, palev_scratch *palev_sc, uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
 {
-    a->f_F01 = F01;
-    a->f_F02 = F02;
-    a->f_F03 = F03;
-    a->f_F04 = F04;
-    a->f_F05 = F05;
-    a->f_F06 = F06;
-    a->f_F07 = F07;
-    a->f_F08 = F08;
-    a->f_F09 = F09;
-    a->f_F10 = F10;
-    a->f_F11 = F11;
-    a->f_F12 = F12;
-    a->f_F13 = palev_scratch_utf16(sc, F13, PALEV_NUL_TERMINATED);
-    a->f_F14 = F14 != 0;
-    a->f_F15 = (uintptr_t)F15;
+    palev_a->f_F01 = F01;
+    palev_a->f_F02 = F02;
+    palev_a->f_F03 = F03;
+    palev_a->f_F04 = F04;
+    palev_a->f_F05 = F05;
+    palev_a->f_F06 = F06;
+    palev_a->f_F07 = F07;
+    palev_a->f_F08 = F08;
+    palev_a->f_F09 = F09;
+    palev_a->f_F10 = F10;
+    palev_a->f_F11 = F11;
+    palev_a->f_F12 = F12;
+    palev_a->f_F13 = palev_scratch_utf16(palev_sc, F13, PALEV_NUL_TERMINATED);
+    palev_a->f_F14 = F14 != 0;
+    palev_a->f_F15 = (uintptr_t)F15;
 }
 
 void palev_emit_Palev_Coverage_IntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
 {
-    struct palev_args_Palev_Coverage_T_Ints a;
+    struct palev_args_Palev_Coverage_T_Ints palev_a;
 
-    prepare_T_Ints(&a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
-    lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &a);
+    palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
+    lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
 }
 
 void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Misc a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Misc palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Misc(&a, &sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
-    lttng_ust_do_tracepoint(Palev_Coverage, MiscCritical, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+    lttng_ust_do_tracepoint(Palev_Coverage, MiscCritical, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Text a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Text palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Text(&a, &sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
-    lttng_ust_do_tracepoint(Palev_Coverage, TextError, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
+    lttng_ust_do_tracepoint(Palev_Coverage, TextError, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Arrays a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Arrays palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Arrays(&a, &sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
-    lttng_ust_do_tracepoint(Palev_Coverage, ArraysWarning, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
+    lttng_ust_do_tracepoint(Palev_Coverage, ArraysWarning, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Bulk a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Bulk palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Bulk(&a, &sc, Count, Generation, Values, Pair);
-    lttng_ust_do_tracepoint(Palev_Coverage, BulkInfo, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
+    lttng_ust_do_tracepoint(Palev_Coverage, BulkInfo, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Single a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Single palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Single(&a, &sc, Before, Info);
-    lttng_ust_do_tracepoint(Palev_Coverage, SingleVerbose, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
+    lttng_ust_do_tracepoint(Palev_Coverage, SingleVerbose, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    prepare_T_Common(&a, NULL, Value);
-    lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &a);
+    palev_prepare_T_Common(&palev_a, NULL, Value);
+    lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
 }
 
-void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_)
+void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
 {
-    struct palev_args_Palev_Coverage_T_Names a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Names palev_a;
 
-    prepare_T_Names(&a, NULL, Heap_Size_bytes, int_, _2nd, errno_);
-    lttng_ust_do_tracepoint(Palev_Coverage, Names, &a);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
+    lttng_ust_do_tracepoint(Palev_Coverage, Names, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Wide a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Wide palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Wide(&a, &sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
-    lttng_ust_do_tracepoint(Palev_Coverage, Wide15, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
+    lttng_ust_do_tracepoint(Palev_Coverage, Wide15, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 void palev_emit_Palev_Coverage_NoTemplate(void)
@@ -310,38 +333,38 @@ void palev_emit_Palev_Coverage_EmptyTemplate(void)
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    prepare_T_Common(&a, NULL, Value);
-    lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &a);
+    palev_prepare_T_Common(&palev_a, NULL, Value);
+    lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    prepare_T_Common(&a, NULL, Value);
-    lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &a);
+    palev_prepare_T_Common(&palev_a, NULL, Value);
+    lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
 }
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    prepare_T_Common(&a, NULL, Value);
-    lttng_ust_do_tracepoint(Palev_Coverage, Event13, &a);
+    palev_prepare_T_Common(&palev_a, NULL, Value);
+    lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
 }
 
 void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Palev_Coverage_T_Misc a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Palev_Coverage_T_Misc palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T_Misc(&a, &sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
-    lttng_ust_do_tracepoint(Palev_Coverage, MiscAgain, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+    lttng_ust_do_tracepoint(Palev_Coverage, MiscAgain, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 static const palev_event_descriptor palev_events_Palev_Coverage[] = {

@@ -218,7 +218,7 @@ static inline palev_event_descriptor EventDescriptorCommonChatty(void)
 /* Names: id 8, version 0, level 4 (Informational), keywords 0x0, template T_Names */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Names
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_)
+void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledNames(void)
@@ -226,10 +226,10 @@ static inline int EventEnabledNames(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state) != 0;
 }
 
-static inline void FireEventNames(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_)
+static inline void FireEventNames(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state))
-        palev_emit_Palev_Coverage_Names(Heap_Size_bytes, int_, _2nd, errno_);
+        palev_emit_Palev_Coverage_Names(Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
 }
 
 static inline palev_event_descriptor EventDescriptorNames(void)

@@ -74,7 +74,9 @@ static void fire_CommonChatty(void)
 
 static void fire_Names(void)
 {
-    FireEventNames(UINT64_C(10000000000000000050), -100051, 202U, -100053);
+    static const uint8_t a28[3] = { 208U, 219U, 230U };
+
+    FireEventNames(UINT64_C(10000000000000000050), -100051, 202U, -100053, 60054U, u"s55 \u00E9\u65E5\u672C\U0001F600", 206U, 3U, a28);
 }
 
 static void fire_Wide15(void)
@@ -109,11 +111,11 @@ static void fire_Event13(void)
 
 static void fire_MiscAgain(void)
 {
-    static const palev_guid g28 = { 0x1234ab66U, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 102 } };
-    static const palev_systemtime t29 = { 2026, 11, 0, 22, 7, 1, 47, 104 };
-    static const uint8_t b30[20] = { 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x15, 0x00, 0x00, 0x00, 0x69, 0x00, 0x00, 0x00, 0x2a, 0x01, 0x00, 0x00 };
+    static const palev_guid g29 = { 0x1234ab66U, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 102 } };
+    static const palev_systemtime t30 = { 2026, 11, 0, 22, 7, 1, 47, 104 };
+    static const uint8_t b31[20] = { 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x15, 0x00, 0x00, 0x00, 0x69, 0x00, 0x00, 0x00, 0x2a, 0x01, 0x00, 0x00 };
 
-    FireEventMiscAgain(3.50f, -4.25, 1, &g28, UINT64_C(133000000000000103), &t29, b30, 0U, 23U);
+    FireEventMiscAgain(3.50f, -4.25, 1, &g29, UINT64_C(133000000000000103), &t30, b31, 0U, 23U);
 }
 
 int main(void)

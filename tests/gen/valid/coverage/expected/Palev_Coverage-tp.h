@@ -121,6 +121,12 @@ struct palev_args_Palev_Coverage_T_Names {
     int32_t f_int_;
     uint8_t f__2nd;
     int32_t f_errno_;
+    uint16_t f_a;
+    const char *f__palev_sc;
+    uint8_t f_size_t_;
+    uint8_t f_Count;
+    const uint8_t *f_Items;
+    uint32_t n_Items;
 };
 
 /* Template "T_Wide": the values its emit functions prepare for the probe. */
@@ -280,6 +286,11 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Names,
         lttng_ust_field_integer(int32_t, int_, a->f_int_)
         lttng_ust_field_integer(uint8_t, _2nd, a->f__2nd)
         lttng_ust_field_integer(int32_t, errno_, a->f_errno_)
+        lttng_ust_field_integer(uint16_t, a, a->f_a)
+        lttng_ust_field_string(_palev_sc, a->f__palev_sc)
+        lttng_ust_field_integer(uint8_t, size_t_, a->f_size_t_)
+        lttng_ust_field_integer(uint8_t, Count, a->f_Count)
+        lttng_ust_field_sequence(uint8_t, Items, a->f_Items, uint32_t, a->n_Items)
     )
 )
 

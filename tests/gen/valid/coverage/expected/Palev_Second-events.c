@@ -8,18 +8,18 @@
 
 #include <stddef.h>
 
-static void prepare_T_Common(struct palev_args_Palev_Second_T_Common *a, palev_scratch *sc, const char *Other)
+static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common *palev_a, palev_scratch *palev_sc, const char *Other)
 {
-    (void)sc;
-    a->f_Other = Other ? Other : "";
+    (void)palev_sc;
+    palev_a->f_Other = Other ? Other : "";
 }
 
 void palev_emit_Palev_Second_SecondCommon(const char *Other)
 {
-    struct palev_args_Palev_Second_T_Common a;
+    struct palev_args_Palev_Second_T_Common palev_a;
 
-    prepare_T_Common(&a, NULL, Other);
-    lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &a);
+    palev_prepare_T_Common(&palev_a, NULL, Other);
+    lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);
 }
 
 void palev_emit_Palev_Second_Event2(void)

@@ -8,18 +8,18 @@
 
 #include <stddef.h>
 
-static void prepare_T(struct palev_args_Gadgets_T *a, palev_scratch *sc, uint32_t Id)
+static void palev_prepare_T(struct palev_args_Gadgets_T *palev_a, palev_scratch *palev_sc, uint32_t Id)
 {
-    (void)sc;
-    a->f_Id = Id;
+    (void)palev_sc;
+    palev_a->f_Id = Id;
 }
 
 void palev_emit_Gadgets_WidgetMade(uint32_t Id)
 {
-    struct palev_args_Gadgets_T a;
+    struct palev_args_Gadgets_T palev_a;
 
-    prepare_T(&a, NULL, Id);
-    lttng_ust_do_tracepoint(Gadgets, WidgetMade, &a);
+    palev_prepare_T(&palev_a, NULL, Id);
+    lttng_ust_do_tracepoint(Gadgets, WidgetMade, &palev_a);
 }
 
 static const palev_event_descriptor palev_events_Gadgets[] = {

@@ -8,22 +8,22 @@
 
 #include <stddef.h>
 
-static void prepare_T(struct palev_args_Fabrikam_Wide_T *a, palev_scratch *sc, uint32_t Gr_e, const char16_t *Name)
+static void palev_prepare_T(struct palev_args_Fabrikam_Wide_T *palev_a, palev_scratch *palev_sc, uint32_t Gr_e, const char16_t *Name)
 {
-    a->f_Gr_e = Gr_e;
-    a->f_Name = palev_scratch_utf16(sc, Name, PALEV_NUL_TERMINATED);
+    palev_a->f_Gr_e = Gr_e;
+    palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
 }
 
 void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
 {
-    char stack[PALEV_SCRATCH_STACK_SIZE];
-    palev_scratch sc;
-    struct palev_args_Fabrikam_Wide_T a;
+    char palev_stack[PALEV_SCRATCH_STACK_SIZE];
+    palev_scratch palev_sc;
+    struct palev_args_Fabrikam_Wide_T palev_a;
 
-    palev_scratch_init(&sc, stack, sizeof(stack));
-    prepare_T(&a, &sc, Gr_e, Name);
-    lttng_ust_do_tracepoint(Fabrikam_Wide, Measured, &a);
-    palev_scratch_fini(&sc);
+    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
+    palev_prepare_T(&palev_a, &palev_sc, Gr_e, Name);
+    lttng_ust_do_tracepoint(Fabrikam_Wide, Measured, &palev_a);
+    palev_scratch_fini(&palev_sc);
 }
 
 static const palev_event_descriptor palev_events_Fabrikam_Wide[] = {
