@@ -518,17 +518,14 @@ static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
         else
             prep_scalar(&pr, l);
     }
-    /* A NULL struct parameter reads as zeros rather than crashing the host. */
+    /* A NULL struct parameter reads as zeros rather than crashing the host: replaced before
+     * anything (the count locals included) reads through it. */
     PG_VEC_EACH(const pg_field, f, t->fields)
         if (f->is_struct && !f->count.present)
-            pg_buf_printf(b, "    static const %s palev_zero_%s;\n", pg_struct_typename(p, t, f), f->cname);
+            pg_buf_printf(b, "    static const %s palev_zero_%s;\n\n    if (!%s)\n        %s = &palev_zero_%s;\n",
+                          pg_struct_typename(p, t, f), f->cname, f->cname, f->cname, f->cname);
     if (pr.decls.len)
-        pg_buf_puts(b, pr.decls.data);
-    if (pr.decls.len || b->data[b->len - 2] == ';')
-        pg_buf_puts(b, "\n");
-    PG_VEC_EACH(const pg_field, f, t->fields)
-        if (f->is_struct && !f->count.present)
-            pg_buf_printf(b, "    if (!%s)\n        %s = &palev_zero_%s;\n", f->cname, f->cname, f->cname);
+        pg_buf_printf(b, "%s\n", pr.decls.data);
     if (!pg_template_needs_scratch(t))
         pg_buf_puts(b, "    (void)palev_sc;\n");
     pg_buf_puts(b, pr.body.data);
