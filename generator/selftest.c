@@ -267,71 +267,89 @@ static char *static_bytes(struct gen *g, const uint8_t *bytes, size_t n)
     return name;
 }
 
+static struct sample float_sample(const pg_field *f, unsigned k)
+{
+    double v = f->type->size == 4 ? (double)(k % 8) + 0.5 : -(double)(k % 8) - 0.25;
+    struct sample s;
+
+    s.c = pg_printf(f->type->size == 4 ? "%.2ff" : "%.2f", v);
+    s.text = pg_printf("%g", v);
+    return s;
+}
+
+/* GUID and SYSTEMTIME travel by pointer as parameters and by value inside structs. */
+static struct sample by_value_or_pointer(struct gen *g, const char *type, char *init, char *text,
+                                         int in_struct)
+{
+    struct sample s = { init, text };
+
+    if (!in_struct) {
+        s.c = pg_printf("&v%u", g->id);
+        pg_buf_printf(&g->pre, "    static const %s v%u = %s;\n", type, g->id++, init);
+    }
+    return s;
+}
+
+static struct sample guid_sample(struct gen *g, unsigned k, int in_struct)
+{
+    return by_value_or_pointer(g, "palev_guid",
+                               pg_printf("{ 0x%08xU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, %u } }",
+                                         0x1234ab00U + k, k % 256),
+                               pg_printf("%08x-5678-9abc-def0-01020304%02x%02x", 0x1234ab00U + k, 5, k % 256),
+                               in_struct);
+}
+
+static struct sample systemtime_sample(struct gen *g, unsigned k, int in_struct)
+{
+    return by_value_or_pointer(g, "palev_systemtime", pg_printf("{ 2026, 11, 0, 22, 7, 1, 47, %u }", k % 1000),
+                               pg_printf("2026-11-22T07:01:47.%03u", k % 1000), in_struct);
+}
+
+/* S-1-5-21-<k>-298: revision 1, 3 sub-authorities, authority 5. */
+static struct sample sid_sample(struct gen *g, unsigned k)
+{
+    uint8_t sid[] = { 1, 3, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, (uint8_t)k, 0, 0, 0, 42, 1, 0, 0 };
+    struct sample s;
+
+    s.c = static_bytes(g, sid, sizeof(sid));
+    s.text = pg_printf("S-1-5-21-%u-298", k % 256);
+    return s;
+}
+
+/* Binary: the C array and, as text, its lowercase hex (a JSON element's form). */
+static struct sample binary_sample(struct gen *g, unsigned k, uint64_t len)
+{
+    uint8_t bytes[256];
+    size_t n = len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
+    pg_buf t = { 0 };
+    struct sample s;
+
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (uint8_t)(k + 37 * i);
+    s.c = static_bytes(g, bytes, n);
+    hex_text(&t, bytes, n);
+    s.text = pg_strdup(t.data ? t.data : "");
+    pg_buf_free(&t);
+    return s;
+}
+
 /* A value of a non-integer field; text is what the trace shows (string fields) or, for binary,
  * the lowercase hex of a JSON element. in_struct: GUID/SYSTEMTIME by value, not by pointer. */
 static struct sample value_sample(struct gen *g, const pg_field *f, unsigned k, uint64_t len, int in_struct)
 {
-    struct sample s = { NULL, NULL };
-    pg_buf t = { 0 };
+    struct sample none = { NULL, NULL };
 
     switch (f->type->kind) {
-    case PG_K_FLOAT: {
-        double v = f->type->size == 4 ? (double)(k % 8) + 0.5 : -(double)(k % 8) - 0.25;
-
-        s.c = pg_printf(f->type->size == 4 ? "%.2ff" : "%.2f", v);
-        s.text = pg_printf("%g", v);
-        return s;
-    }
+    case PG_K_FLOAT: return float_sample(f, k);
     case PG_K_UTF16: return utf16_sample(k, len);
     case PG_K_ANSI: return ansi_sample(k, len);
-    case PG_K_GUID: {
-        char *init = pg_printf("{ 0x%08xU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, %u } }",
-                               0x1234ab00U + k, k % 256);
-
-        s.text = pg_printf("%08x-5678-9abc-def0-01020304%02x%02x", 0x1234ab00U + k, 5, k % 256);
-        if (in_struct) {
-            s.c = init;
-        } else {
-            s.c = pg_printf("&g%u", g->id);
-            pg_buf_printf(&g->pre, "    static const palev_guid g%u = %s;\n", g->id++, init);
-        }
-        return s;
+    case PG_K_GUID: return guid_sample(g, k, in_struct);
+    case PG_K_SYSTEMTIME: return systemtime_sample(g, k, in_struct);
+    case PG_K_SID: return sid_sample(g, k);
+    case PG_K_BINARY: return binary_sample(g, k, len);
+    case PG_K_INT: break;
     }
-    case PG_K_SYSTEMTIME: {
-        char *init = pg_printf("{ 2026, 11, 0, 22, 7, 1, 47, %u }", k % 1000);
-
-        s.text = pg_printf("2026-11-22T07:01:47.%03u", k % 1000);
-        if (in_struct) {
-            s.c = init;
-        } else {
-            s.c = pg_printf("&t%u", g->id);
-            pg_buf_printf(&g->pre, "    static const palev_systemtime t%u = %s;\n", g->id++, init);
-        }
-        return s;
-    }
-    case PG_K_SID: {
-        uint8_t sid[] = { 1, 3, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, (uint8_t)k, 0, 0, 0, 42, 1, 0, 0 };
-
-        s.c = static_bytes(g, sid, sizeof(sid));
-        s.text = pg_printf("S-1-5-21-%u-298", k % 256);
-        return s;
-    }
-    case PG_K_BINARY: {
-        uint8_t bytes[256];
-        size_t n = len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
-
-        for (size_t i = 0; i < n; i++)
-            bytes[i] = (uint8_t)(k + 37 * i);
-        s.c = static_bytes(g, bytes, n);
-        hex_text(&t, bytes, n);
-        s.text = pg_strdup(t.data ? t.data : "");
-        pg_buf_free(&t);
-        return s;
-    }
-    case PG_K_INT:
-        break;
-    }
-    return s;
+    return none;
 }
 
 /* The length a string or binary sample must have: 0 means free (NUL-terminated). */

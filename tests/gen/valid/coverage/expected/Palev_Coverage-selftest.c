@@ -11,11 +11,11 @@ static void fire_IntsAlways(void)
 
 static void fire_MiscCritical(void)
 {
-    static const palev_guid g0 = { 0x1234ab0bU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 11 } };
-    static const palev_systemtime t1 = { 2026, 11, 0, 22, 7, 1, 47, 13 };
+    static const palev_guid v0 = { 0x1234ab0bU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 11 } };
+    static const palev_systemtime v1 = { 2026, 11, 0, 22, 7, 1, 47, 13 };
     static const uint8_t b2[20] = { 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x15, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x2a, 0x01, 0x00, 0x00 };
 
-    FireEventMiscCritical(0.50f, -1.25, 0, &g0, UINT64_C(133000000000000012), &t1, b2, 0U, 32U);
+    FireEventMiscCritical(0.50f, -1.25, 0, &v0, UINT64_C(133000000000000012), &v1, b2, 0U, 32U);
 }
 
 static void fire_TextError(void)
@@ -111,11 +111,11 @@ static void fire_Event13(void)
 
 static void fire_MiscAgain(void)
 {
-    static const palev_guid g29 = { 0x1234ab66U, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 102 } };
-    static const palev_systemtime t30 = { 2026, 11, 0, 22, 7, 1, 47, 104 };
+    static const palev_guid v29 = { 0x1234ab66U, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, 102 } };
+    static const palev_systemtime v30 = { 2026, 11, 0, 22, 7, 1, 47, 104 };
     static const uint8_t b31[20] = { 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x15, 0x00, 0x00, 0x00, 0x69, 0x00, 0x00, 0x00, 0x2a, 0x01, 0x00, 0x00 };
 
-    FireEventMiscAgain(3.50f, -4.25, 1, &g29, UINT64_C(133000000000000103), &t30, b31, 0U, 23U);
+    FireEventMiscAgain(3.50f, -4.25, 1, &v29, UINT64_C(133000000000000103), &v30, b31, 0U, 23U);
 }
 
 int main(void)
