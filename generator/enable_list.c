@@ -16,39 +16,55 @@ static int parse_number(const char *s, uint64_t *out)
     return !errno && *s && !*end && *s != '-';
 }
 
-static const pg_named *find_keyword(const pg_manifest *m, const pg_provider *only, const char *name)
+static const pg_named *find_keyword(const pg_provider *p, const char *name)
 {
-    PG_VEC_EACH(const pg_provider, p, m->providers) {
-        if (only && p != only)
-            continue;
-        PG_VEC_EACH(const pg_named, k, p->keywords)
-            if (k->name && strcmp(k->name, name) == 0)
-                return k;
-    }
+    PG_VEC_EACH(const pg_named, k, p->keywords)
+        if (k->name && strcmp(k->name, name) == 0)
+            return k;
     return NULL;
 }
 
-/* A hex mask ("0x1", "1") or keyword names of the manifest ("GC,JIT"). */
-static int parse_keywords(const pg_manifest *m, const pg_provider *only, const char *s, uint64_t *mask)
+/* What a --keywords value means for provider p: a hex mask applies as is; names ("GC,JIT") are
+ * looked up in p's own keywords, since two providers may give one name different masks. Unset
+ * means every keyword. */
+static uint64_t mask_for(const pg_provider *p, const char *spec)
 {
     char *list, *save = NULL;
+    uint64_t mask;
 
-    if (!s) {
-        *mask = UINT64_MAX;
-        return 0;
-    }
-    if (parse_number(s, mask))
-        return 0;
-    *mask = 0;
-    list = pg_strdup(s);
+    if (!spec)
+        return UINT64_MAX;
+    if (parse_number(spec, &mask))
+        return mask;
+    mask = 0;
+    list = pg_strdup(spec);
     for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
-        const pg_named *kw = find_keyword(m, only, k);
+        const pg_named *kw = find_keyword(p, k);
 
-        if (!kw) {
+        if (kw)
+            mask |= kw->value;
+    }
+    return mask;
+}
+
+/* Every name must be a keyword of at least one of the providers asked about. */
+static int check_keyword_names(const pg_manifest *m, const pg_provider *only, const char *spec)
+{
+    char *list, *save = NULL;
+    uint64_t mask;
+
+    if (!spec || parse_number(spec, &mask))
+        return 0;
+    list = pg_strdup(spec);
+    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            found |= (!only || p == only) && find_keyword(p, k);
+        if (!found) {
             fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", k);
             return 2;
         }
-        *mask |= kw->value;
     }
     return 0;
 }
@@ -65,7 +81,7 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
                    const char *provider, pg_buf *out)
 {
     const pg_provider *only = NULL;
-    uint64_t mask, lvl = 0;
+    uint64_t lvl = 0;
     char *end;
 
     if (provider) {
@@ -85,9 +101,11 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
             return 2;
         }
     }
-    if (parse_keywords(m, only, keywords, &mask))
+    if (check_keyword_names(m, only, keywords))
         return 2;
     PG_VEC_EACH(const pg_provider, p, m->providers) {
+        uint64_t mask = mask_for(p, keywords);
+
         if (only && p != only)
             continue;
         PG_VEC_EACH(const pg_event, e, p->events)
