@@ -24,17 +24,34 @@ static const pg_named *find_keyword(const pg_provider *p, const char *name)
     return NULL;
 }
 
+/* Is every name of the list a keyword of some provider asked about? Then it is not a hex mask,
+ * even when it reads like one ("Add", "Face"). */
+static int all_names(const pg_manifest *m, const pg_provider *only, const char *spec)
+{
+    char *list = pg_strdup(spec), *save = NULL;
+
+    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+        int found = 0;
+
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            found |= (!only || p == only) && find_keyword(p, k);
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 /* What a --keywords value means for provider p: a hex mask applies as is; names ("GC,JIT") are
  * looked up in p's own keywords, since two providers may give one name different masks. Unset
  * means every keyword. */
-static uint64_t mask_for(const pg_provider *p, const char *spec)
+static uint64_t mask_for(const pg_provider *p, const char *spec, int names)
 {
     char *list, *save = NULL;
     uint64_t mask;
 
     if (!spec)
         return UINT64_MAX;
-    if (parse_number(spec, &mask))
+    if (!names && parse_number(spec, &mask))
         return mask;
     mask = 0;
     list = pg_strdup(spec);
@@ -45,28 +62,6 @@ static uint64_t mask_for(const pg_provider *p, const char *spec)
             mask |= kw->value;
     }
     return mask;
-}
-
-/* Every name must be a keyword of at least one of the providers asked about. */
-static int check_keyword_names(const pg_manifest *m, const pg_provider *only, const char *spec)
-{
-    char *list, *save = NULL;
-    uint64_t mask;
-
-    if (!spec || parse_number(spec, &mask))
-        return 0;
-    list = pg_strdup(spec);
-    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
-        int found = 0;
-
-        PG_VEC_EACH(const pg_provider, p, m->providers)
-            found |= (!only || p == only) && find_keyword(p, k);
-        if (!found) {
-            fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", k);
-            return 2;
-        }
-    }
-    return 0;
 }
 
 /* ETW's rule: (level <= L or L == 0) and (keywords == 0 or keywords & mask). */
@@ -81,7 +76,8 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
                    const char *provider, pg_buf *out)
 {
     const pg_provider *only = NULL;
-    uint64_t lvl = 0;
+    uint64_t lvl = 0, mask;
+    int names;
     char *end;
 
     if (provider) {
@@ -101,10 +97,14 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
             return 2;
         }
     }
-    if (check_keyword_names(m, only, keywords))
+    names = keywords && all_names(m, only, keywords);
+    if (keywords && !names && !parse_number(keywords, &mask)) {
+        fprintf(stderr, "palev-gen: --keywords \"%s\" is neither a hex mask nor keyword names of %s\n",
+                keywords, only ? only->name : "the manifest");
         return 2;
+    }
     PG_VEC_EACH(const pg_provider, p, m->providers) {
-        uint64_t mask = mask_for(p, keywords);
+        mask = mask_for(p, keywords, names);
 
         if (only && p != only)
             continue;
