@@ -24,9 +24,9 @@ static const pg_named *find_keyword(const pg_provider *p, const char *name)
     return NULL;
 }
 
-/* Is every name of the list a keyword of some provider asked about? Then it is not a hex mask,
- * even when it reads like one ("Add", "Face"). */
-static int all_names(const pg_manifest *m, const pg_provider *only, const char *spec)
+/* The first name of the list that is no keyword of the providers asked about, or NULL when all
+ * are: then the list is names, not a hex mask, even when it reads like one ("Add", "Face"). */
+static const char *unknown_name(const pg_manifest *m, const pg_provider *only, const char *spec)
 {
     char *list = pg_strdup(spec), *save = NULL;
 
@@ -36,9 +36,9 @@ static int all_names(const pg_manifest *m, const pg_provider *only, const char *
         PG_VEC_EACH(const pg_provider, p, m->providers)
             found |= (!only || p == only) && find_keyword(p, k);
         if (!found)
-            return 0;
+            return k;
     }
-    return 1;
+    return NULL;
 }
 
 /* What a --keywords value means for provider p: a hex mask applies as is; names ("GC,JIT") are
@@ -77,6 +77,7 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
 {
     const pg_provider *only = NULL;
     uint64_t lvl = 0, mask;
+    const char *unknown;
     int names;
     char *end;
 
@@ -97,10 +98,10 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
             return 2;
         }
     }
-    names = keywords && all_names(m, only, keywords);
-    if (keywords && !names && !parse_number(keywords, &mask)) {
-        fprintf(stderr, "palev-gen: --keywords \"%s\" is neither a hex mask nor keyword names of %s\n",
-                keywords, only ? only->name : "the manifest");
+    unknown = keywords ? unknown_name(m, only, keywords) : NULL;
+    names = keywords && !unknown;
+    if (unknown && !parse_number(keywords, &mask)) {
+        fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", unknown);
         return 2;
     }
     PG_VEC_EACH(const pg_provider, p, m->providers) {
