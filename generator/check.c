@@ -481,25 +481,25 @@ static void collect_tnames(const pg_vec *scope, pg_vec *names, pg_vec *owners)
 static void check_tnames(pg_template *t)
 {
     pg_vec names = { 0 }, owners = { 0 };
+    pg_index seen = { 0 };
 
     collect_tnames(&t->fields, &names, &owners);
     for (size_t i = 0; i < names.len; i++) {
-        for (size_t j = 0; j < i; j++) {
-            pg_field *a = owners.items[i], *b = owners.items[j];
+        pg_field *a = owners.items[i], *b = pg_index_put(&seen, names.items[i], a);
 
-            /* siblings with one identifier were reported already */
-            if (a != b && strcmp(names.items[i], names.items[j]) == 0 &&
-                (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
-                pg_error(a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
-                         a->name, (char *)names.items[i], b->name, b->loc.file, b->loc.line);
-        }
+        /* siblings with one identifier were reported already */
+        if (b && a != b && (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
+            pg_error(a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
+                     a->name, (char *)names.items[i], b->name, b->loc.file, b->loc.line);
     }
 }
 
 static void check_templates(pg_provider *p)
 {
+    pg_index idents = { 0 };
+
     for (size_t i = 0; i < p->templates.len; i++) {
-        pg_template *t = p->templates.items[i];
+        pg_template *t = p->templates.items[i], *o;
 
         t->index = (unsigned)i;
         if (!t->tid) {
@@ -507,16 +507,12 @@ static void check_templates(pg_provider *p)
             t->tid = pg_printf("template%zu", i + 1);
         }
         t->ident = make_ident(t->tid);
-        for (size_t j = 0; j < i; j++) {
-            pg_template *o = p->templates.items[j];
-
-            if (strcmp(o->tid, t->tid) == 0)
-                pg_error(t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
-                         o->loc.file, o->loc.line);
-            else if (strcmp(o->ident, t->ident) == 0)
-                pg_error(t->loc, "template \"%s\" collides with template \"%s\" at %s:%u", t->tid,
-                         o->tid, o->loc.file, o->loc.line);
-        }
+        if ((o = pg_index_put(&p->template_index, t->tid, t)))
+            pg_error(t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
+                     o->loc.file, o->loc.line);
+        else if ((o = pg_index_put(&idents, t->ident, t)))
+            pg_error(t->loc, "template \"%s\" collides with template \"%s\" at %s:%u", t->tid,
+                     o->tid, o->loc.file, o->loc.line);
         check_fields(p, t, &t->fields, NULL);
         check_tnames(t);
     }
@@ -593,9 +589,7 @@ static void resolve_template(pg_provider *p, pg_event *e)
 {
     if (!e->template_name)
         return;
-    PG_VEC_EACH(pg_template, t, p->templates)
-        if (strcmp(t->tid, e->template_name) == 0)
-            e->tmpl = t;
+    e->tmpl = pg_index_get(&p->template_index, e->template_name);
     if (e->tmpl)
         e->tmpl->used = 1;
     else
@@ -646,38 +640,38 @@ static char *derive_name(const pg_event *e, int by_id)
     return name;
 }
 
-static pg_event *find_event_name(const pg_provider *p, const pg_event *self)
+static pg_loc name_loc(const pg_event *e)
 {
-    PG_VEC_EACH(pg_event, o, p->events)
-        if (o != self && o->lttng_name && strcmp(o->lttng_name, self->lttng_name) == 0)
-            return o;
-    return NULL;
+    return e->symbol ? e->symbol_loc : e->loc;
 }
 
+/* Explicit symbols are named first: a derived name yields to them, then to earlier events. */
 static void name_events(pg_provider *p)
 {
-    PG_VEC_EACH(pg_event, e, p->events)
-        if (e->symbol)
-            e->lttng_name = make_ident(e->symbol);
+    pg_index names = { 0 };
+    pg_event *o;
+
+    PG_VEC_EACH(pg_event, e, p->events) {
+        if (!e->symbol)
+            continue;
+        e->lttng_name = make_ident(e->symbol);
+        if ((o = pg_index_put(&names, e->lttng_name, e)))
+            pg_error(name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+                     e->lttng_name, name_loc(o).file, name_loc(o).line);
+    }
     PG_VEC_EACH(pg_event, e, p->events) {
         if (e->symbol)
             continue;
         e->derived_name = 1;
-        e->lttng_name = derive_name(e, 0);
-        if (find_event_name(p, e))
-            e->lttng_name = derive_name(e, 1);
-        if (find_event_name(p, e))
-            e->lttng_name = derive_name(e, 2);
+        for (int by_id = 0; by_id <= 2; by_id++)
+            if (!pg_index_get(&names, e->lttng_name = derive_name(e, by_id)))
+                break;
+        if ((o = pg_index_put(&names, e->lttng_name, e)))
+            pg_error(name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+                     e->lttng_name, name_loc(o).file, name_loc(o).line);
     }
     PG_VEC_EACH(pg_event, e, p->events) {
-        pg_event *o = find_event_name(p, e);
-
         e->cname = e->lttng_name;
-        if (o && o->index < e->index)
-            pg_error(e->symbol ? e->symbol_loc : e->loc,
-                     "event name \"%s\" is used twice (first at %s:%u)", e->lttng_name,
-                     o->symbol ? o->symbol_loc.file : o->loc.file,
-                     o->symbol ? o->symbol_loc.line : o->loc.line);
         if (strlen(p->lttng_name) + 1 + strlen(e->lttng_name) >= 256)
             pg_error(e->loc, "LTTng name \"%s:%s\" is longer than 255 characters", p->lttng_name,
                      e->lttng_name);
@@ -686,20 +680,20 @@ static void name_events(pg_provider *p)
 
 static void check_events(pg_provider *p)
 {
+    pg_index ids = { 0 };
+    pg_event *o;
+
     for (size_t i = 0; i < p->events.len; i++) {
         pg_event *e = p->events.items[i];
 
         e->index = (unsigned)i;
         e->provider = p;
         check_event(p, e);
-        for (size_t j = 0; j < i; j++) {
-            pg_event *o = p->events.items[j];
-
-            if (e->id_ok && o->id_ok && o->value == e->value && o->version == e->version)
-                pg_error(e->value_loc, "event %llu version %llu is defined twice (first at %s:%u)",
-                         (unsigned long long)e->value, (unsigned long long)e->version,
-                         o->value_loc.file, o->value_loc.line);
-        }
+        if (e->id_ok && (o = pg_index_put(&ids, pg_printf("%llu/%llu", (unsigned long long)e->value,
+                                                          (unsigned long long)e->version), e)))
+            pg_error(e->value_loc, "event %llu version %llu is defined twice (first at %s:%u)",
+                     (unsigned long long)e->value, (unsigned long long)e->version,
+                     o->value_loc.file, o->value_loc.line);
     }
     name_events(p);
 }
@@ -796,33 +790,24 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
 }
 
 /* FireEvent<name> must be unique in the manifest: a host may include every provider's header in
- * one translation unit. Derived names yield by taking their provider's name as a prefix. */
+ * one translation unit. Explicit symbols go first; a derived name that collides takes its
+ * provider's name as a prefix. The same name twice in one provider was reported already. */
 static void check_cnames(pg_manifest *m)
 {
-    pg_vec all = { 0 };
+    pg_index cnames = { 0 };
+    pg_event *o;
 
-    PG_VEC_EACH(pg_provider, p, m->providers)
-        PG_VEC_EACH(pg_event, e, p->events)
-            pg_vec_push(&all, e);
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < all.len; i++) {
-            pg_event *e = all.items[i];
-
-            for (size_t j = 0; j < i; j++) {
-                pg_event *o = all.items[j];
-
-                /* the same name twice in one provider was reported already */
-                if (strcmp(e->cname, o->cname) != 0 || e->provider == o->provider)
+    for (int derived = 0; derived <= 1; derived++) {
+        PG_VEC_EACH(pg_provider, p, m->providers) {
+            PG_VEC_EACH(pg_event, e, p->events) {
+                if (e->derived_name != derived)
                     continue;
-                if (pass == 0 && (e->derived_name || o->derived_name)) {
-                    pg_event *d = e->derived_name ? e : o;
-
-                    d->cname = pg_printf("%s_%s", d->provider->lttng_name, d->lttng_name);
-                } else if (pass == 1) {
-                    pg_error(e->symbol ? e->symbol_loc : e->loc,
-                             "FireEvent%s would be defined twice (also for the event at %s:%u)",
+                if (derived && pg_index_get(&cnames, e->cname))
+                    e->cname = pg_printf("%s_%s", p->lttng_name, e->lttng_name);
+                o = pg_index_put(&cnames, e->cname, e);
+                if (o && (o->provider != e->provider || strcmp(o->lttng_name, e->lttng_name)))
+                    pg_error(name_loc(e), "FireEvent%s would be defined twice (also for the event at %s:%u)",
                              e->cname, o->loc.file, o->loc.line);
-                }
             }
         }
     }

@@ -27,6 +27,16 @@ void pg_vec_push(pg_vec *v, void *item);
     for (size_t var##_i = 0; var##_i < (vec).len; var##_i++) \
         for (type *var = (type *)(vec).items[var##_i]; var; var = NULL)
 
+/* A map from strings to non-NULL pointers, kept in the arena. Keys are not copied. */
+typedef struct pg_index {
+    const char **keys;
+    void **values;
+    size_t cap, len;
+} pg_index;
+void *pg_index_get(const pg_index *ix, const char *key);
+/* Adds key -> value and returns NULL, or returns the value key already has (and adds nothing). */
+void *pg_index_put(pg_index *ix, const char *key, void *value);
+
 /* A growable string, kept in the arena. */
 typedef struct pg_buf {
     char *data;
@@ -196,6 +206,7 @@ typedef struct pg_provider {
     char *symbol;
     char *lttng_name;
     pg_vec levels, tasks, opcodes, keywords, channels, maps, templates, events;
+    pg_index template_index;    /* tid -> template */
     int uses_bool_enum;
 } pg_provider;
 

@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Each allocation is prefixed by a link to the previous one, so the arena frees in one walk. */
+/* The arena: large zeroed blocks handed out by bumping a pointer, all freed in one walk. A
+ * request bigger than a block gets a block of its own. */
+#define ARENA_BLOCK (256 * 1024)
+
 struct arena_block {
     struct arena_block *next;
-    max_align_t align[];
+    size_t size, used;
+    max_align_t data[];
 };
 
 static struct arena_block *arena_head;
@@ -22,13 +26,25 @@ static void out_of_memory(void)
 
 void *pg_alloc(size_t size)
 {
-    struct arena_block *b = calloc(1, sizeof(*b) + size);
+    size_t align = sizeof(max_align_t), need = (size + align - 1) / align * align;
+    struct arena_block *b = arena_head;
+    void *p;
 
-    if (!b)
-        out_of_memory();
-    b->next = arena_head;
-    arena_head = b;
-    return b->align;
+    if (!need)
+        need = align;
+    if (!b || b->size - b->used < need) {
+        size_t block = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+
+        b = calloc(1, sizeof(*b) + block);
+        if (!b)
+            out_of_memory();
+        b->size = block;
+        b->next = arena_head;
+        arena_head = b;
+    }
+    p = (char *)b->data + b->used;
+    b->used += need;
+    return p;
 }
 
 void pg_arena_free(void)
@@ -39,6 +55,58 @@ void pg_arena_free(void)
         free(arena_head);
         arena_head = next;
     }
+}
+
+/* ---- string index: open addressing, FNV-1a -------------------------------------------------- */
+
+static size_t hash(const char *s)
+{
+    size_t h = 2166136261u;
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static size_t slot(const pg_index *ix, const char *key)
+{
+    size_t i = hash(key) & (ix->cap - 1);
+
+    while (ix->keys[i] && strcmp(ix->keys[i], key) != 0)
+        i = (i + 1) & (ix->cap - 1);
+    return i;
+}
+
+void *pg_index_get(const pg_index *ix, const char *key)
+{
+    return ix->cap ? ix->values[slot(ix, key)] : NULL;
+}
+
+static void grow(pg_index *ix)
+{
+    pg_index bigger = { pg_alloc(ix->cap * 2 * sizeof(char *) + 16 * sizeof(char *)),
+                        pg_alloc(ix->cap * 2 * sizeof(void *) + 16 * sizeof(void *)),
+                        ix->cap ? ix->cap * 2 : 16, 0 };
+
+    for (size_t i = 0; i < ix->cap; i++)
+        if (ix->keys[i])
+            pg_index_put(&bigger, ix->keys[i], ix->values[i]);
+    *ix = bigger;
+}
+
+void *pg_index_put(pg_index *ix, const char *key, void *value)
+{
+    size_t i;
+
+    if ((ix->len + 1) * 2 > ix->cap)
+        grow(ix);
+    i = slot(ix, key);
+    if (ix->keys[i])
+        return ix->values[i];
+    ix->keys[i] = key;
+    ix->values[i] = value;
+    ix->len++;
+    return NULL;
 }
 
 char *pg_strndup(const char *s, size_t n)
@@ -57,15 +125,25 @@ char *pg_strdup(const char *s)
 
 char *pg_printf(const char *fmt, ...)
 {
-    va_list ap;
-    pg_buf b = { 0 };
+    va_list ap, ap2;
+    char small[256];
     char *s;
+    int n;
 
+    /* one allocation of the exact size: most results fit the stack buffer */
     va_start(ap, fmt);
-    pg_buf_vprintf(&b, fmt, ap);
+    va_copy(ap2, ap);
+    n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
-    s = pg_strndup(b.data ? b.data : "", b.len);
-    pg_buf_free(&b);
+    if (n < 0)
+        n = 0, small[0] = '\0';
+    if ((size_t)n < sizeof(small)) {
+        s = pg_strndup(small, (size_t)n);
+    } else {
+        s = pg_alloc((size_t)n + 1);
+        vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    }
+    va_end(ap2);
     return s;
 }
 
