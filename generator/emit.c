@@ -22,11 +22,6 @@ static void banner(pg_buf *b, const pg_manifest *m, const char *purpose)
     pg_buf_puts(b, " */\n");
 }
 
-static const char *arg_struct(const pg_provider *p, const pg_template *t)
-{
-    return pg_printf("palev_args_%s_%s", p->lttng_name, t->ident);
-}
-
 static int template_has_leaves(const pg_template *t)
 {
     pg_vec leaves = { 0 };
@@ -43,10 +38,10 @@ static const char *class_of(const pg_event *e)
     return "palev_empty";
 }
 
-static const char *tp_args(const pg_provider *p, const pg_event *e)
+static const char *tp_args(const pg_event *e)
 {
     if (e->tmpl && template_has_leaves(e->tmpl))
-        return pg_printf("LTTNG_UST_TP_ARGS(const struct %s *, a)", arg_struct(p, e->tmpl));
+        return pg_printf("LTTNG_UST_TP_ARGS(const struct %s *, a)", e->tmpl->args_name);
     return "LTTNG_UST_TP_ARGS()";
 }
 
@@ -57,15 +52,11 @@ static const char *storage_type(const pg_field *f)
 
 /* ---- <P>-tp.h ---------------------------------------------------------------------------------- */
 
-static void emit_arg_struct(pg_buf *b, const pg_provider *p, const pg_template *t)
+static void emit_arg_members(pg_buf *b, const pg_template *t)
 {
     pg_vec leaves = { 0 };
 
     pg_template_leaves(t, &leaves);
-    pg_buf_puts(b, "/* Template \"");
-    pg_put_comment_text(b, t->tid);
-    pg_buf_printf(b, "\": the values its emit functions prepare for the probe. */\nstruct %s {\n",
-                  arg_struct(p, t));
     PG_VEC_EACH(const pg_leaf, l, leaves) {
         const char *n = l->f->tname;
 
@@ -85,6 +76,15 @@ static void emit_arg_struct(pg_buf *b, const pg_provider *p, const pg_template *
             break;
         }
     }
+}
+
+static void emit_arg_struct(pg_buf *b, const pg_template *t)
+{
+    pg_buf_puts(b, "/* Template \"");
+    pg_put_comment_text(b, t->tid);
+    pg_buf_printf(b, "\": the values its emit functions prepare for the probe. */\nstruct %s {\n",
+                  t->args_name);
+    emit_arg_members(b, t);
     pg_buf_puts(b, "};\n\n");
 }
 
@@ -162,16 +162,21 @@ static void emit_tp_field(pg_buf *b, const pg_provider *p, const pg_leaf *l)
     pg_buf_puts(b, "\n");
 }
 
-static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
+static void emit_tp_fields(pg_buf *b, const pg_provider *p, const pg_template *t)
 {
     pg_vec leaves = { 0 };
 
     pg_template_leaves(t, &leaves);
-    pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, palev_tmpl_%s,\n"
-                  "    LTTNG_UST_TP_ARGS(const struct %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
-                  p->lttng_name, t->ident, arg_struct(p, t));
     PG_VEC_EACH(const pg_leaf, l, leaves)
         emit_tp_field(b, p, l);
+}
+
+static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
+{
+    pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, palev_tmpl_%s,\n"
+                  "    LTTNG_UST_TP_ARGS(const struct %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
+                  p->lttng_name, t->ident, t->args_name);
+    emit_tp_fields(b, p, t);
     pg_buf_puts(b, "    )\n)\n\n");
 }
 
@@ -231,7 +236,7 @@ static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
                   "#include <stddef.h>\n#include <stdint.h>\n\n", P, P);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used && template_has_leaves(t))
-            emit_arg_struct(b, p, t);
+            emit_arg_struct(b, t);
     pg_buf_printf(b, "#endif\n\n#if !defined(PALEV_%s_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n"
                   "#define PALEV_%s_TP_H\n\n#include <lttng/tracepoint.h>\n\n", P, P);
     emit_enums(b, p);
@@ -245,7 +250,7 @@ static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
         describe_event(b, e);
         pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(%s, %s, %s, %s,\n    %s)\n"
                       "LTTNG_UST_TRACEPOINT_LOGLEVEL(%s, %s, LTTNG_UST_TRACEPOINT_LOGLEVEL_%s)\n\n",
-                      P, class_of(e), P, e->lttng_name, tp_args(p, e), P, e->lttng_name,
+                      P, class_of(e), P, e->lttng_name, tp_args(e), P, e->lttng_name,
                       loglevel_name(e->loglevel));
     }
     pg_buf_puts(b, "#endif\n\n#include <lttng/tracepoint-event.h>\n");
@@ -509,7 +514,7 @@ static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
 
     pg_template_leaves(t, &leaves);
     pg_buf_printf(b, "static void palev_prepare_%s(struct %s *palev_a, palev_scratch *palev_sc, %s)\n{\n",
-                  t->ident, arg_struct(p, t), pg_params(p, t));
+                  t->ident, t->args_name, pg_params(p, t));
     PG_VEC_EACH(const pg_leaf, l, leaves) {
         if (l->arr)
             prep_member(&pr, l);
@@ -544,7 +549,7 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
     }
     if (scratch)
         pg_buf_puts(b, "    char palev_stack[PALEV_SCRATCH_STACK_SIZE];\n    palev_scratch palev_sc;\n");
-    pg_buf_printf(b, "    struct %s palev_a;\n\n", arg_struct(p, t));
+    pg_buf_printf(b, "    struct %s palev_a;\n\n", t->args_name);
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));\n");
     pg_buf_printf(b, "    palev_prepare_%s(&palev_a, %s, %s);\n    lttng_ust_do_tracepoint(%s, %s, &palev_a);\n",
@@ -671,9 +676,29 @@ static void mark_bool_enum(pg_provider *p)
     }
 }
 
-void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files)
+/* LTTng connects a call site to a probe when their names and their stringified TP_ARGS match.
+ * Every tracepoint takes a pointer to an argument struct, so the struct's name carries a hash
+ * of its layout and fields: a probe provider built from another version of the manifest then
+ * fails to connect (LTTng warns) instead of reading arguments of another layout. */
+static void name_arg_structs(pg_provider *p)
 {
-    mark_bool_enum((pg_provider *)p);
+    PG_VEC_EACH(pg_template, t, p->templates) {
+        pg_buf layout = { 0 };
+        uint32_t h = 2166136261u;
+
+        emit_arg_members(&layout, t);
+        emit_tp_fields(&layout, p, t);
+        for (size_t i = 0; i < layout.len; i++)
+            h = (h ^ (unsigned char)layout.data[i]) * 16777619u;
+        t->args_name = pg_printf("palev_args_%s_%s_%08x", p->lttng_name, t->ident, (unsigned)h);
+        pg_buf_free(&layout);
+    }
+}
+
+void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files)
+{
+    mark_bool_enum(p);
+    name_arg_structs(p);
     emit_tp_h(m, p, files);
     emit_probe_c(m, p, files);
     emit_events_h(m, p, files);

@@ -153,6 +153,7 @@ typedef struct pg_template {
     char *tid;
     char *ident;
     pg_vec fields;          /* pg_field */
+    char *args_name;        /* the tracepoint argument struct, named by the emitter */
     int used;
     unsigned index;
 } pg_template;
@@ -244,7 +245,8 @@ typedef struct pg_file {
     pg_buf text;
 } pg_file;
 
-void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+/* Names derived data (argument structs, enums used) in p, then writes its four files. */
+void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files);
 void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files);
 
 /* The comma-separated P:Event list an ETW session (keywords, level) would receive. Returns 0, or 2

@@ -11,7 +11,7 @@
 /* What a NULL fixed-size array records. */
 static uint64_t palev_zeros[1];
 
-static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints *palev_a, palev_scratch *palev_sc, int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints_b14535f0 *palev_a, palev_scratch *palev_sc, int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
 {
     (void)palev_sc;
     palev_a->f_I8 = I8;
@@ -31,7 +31,7 @@ static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints *palev_
     palev_a->f_Addr = (uintptr_t)Addr;
 }
 
-static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc *palev_a, palev_scratch *palev_sc, float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc_a33287b0 *palev_a, palev_scratch *palev_sc, float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
 {
     palev_a->f_F32 = F32;
     palev_a->f_F64 = F64;
@@ -44,7 +44,7 @@ static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc *palev_
     palev_a->f_Flags = Flags;
 }
 
-static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text *palev_a, palev_scratch *palev_sc, const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text_37033ad0 *palev_a, palev_scratch *palev_sc, const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
 {
     const size_t palev_n0 = NarrowLen > 0 ? (size_t)NarrowLen : 0;
     const size_t palev_n1 = BlobLen > 0 ? (size_t)BlobLen : 0;
@@ -64,7 +64,7 @@ static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text *palev_
     palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)(size_t)Blob3_Length : 0;
 }
 
-static void palev_prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays *palev_a, palev_scratch *palev_sc, uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+static void palev_prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays_0051b44b *palev_a, palev_scratch *palev_sc, uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
 {
     const size_t palev_n0 = N > 0 ? (size_t)N : 0;
 
@@ -117,7 +117,7 @@ static void palev_prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays *pa
     }
 }
 
-static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk *palev_a, palev_scratch *palev_sc, uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
+static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *palev_a, palev_scratch *palev_sc, uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
 {
     const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
 
@@ -168,7 +168,7 @@ static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk *palev_
     }
 }
 
-static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single *palev_a, palev_scratch *palev_sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single_39d8cde2 *palev_a, palev_scratch *palev_sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
 {
     static const Palev_Coverage_T_Single_Info palev_zero_Info;
 
@@ -180,13 +180,13 @@ static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single *pa
     palev_a->f_Info_Extra = Info->Extra;
 }
 
-static void palev_prepare_T_Common(struct palev_args_Palev_Coverage_T_Common *palev_a, palev_scratch *palev_sc, uint32_t Value)
+static void palev_prepare_T_Common(struct palev_args_Palev_Coverage_T_Common_41430174 *palev_a, palev_scratch *palev_sc, uint32_t Value)
 {
     (void)palev_sc;
     palev_a->f_Value = Value;
 }
 
-static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names *palev_a, palev_scratch *palev_sc, uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
+static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names_faa55c67 *palev_a, palev_scratch *palev_sc, uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
 {
     const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
 
@@ -202,7 +202,7 @@ static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names *pale
     palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
 }
 
-static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide *palev_a, palev_scratch *palev_sc, uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *palev_a, palev_scratch *palev_sc, uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
 {
     palev_a->f_F01 = F01;
     palev_a->f_F02 = F02;
@@ -223,7 +223,7 @@ static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide *palev_
 
 void palev_emit_Palev_Coverage_IntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
 {
-    struct palev_args_Palev_Coverage_T_Ints palev_a;
+    struct palev_args_Palev_Coverage_T_Ints_b14535f0 palev_a;
 
     palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
     lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
@@ -233,7 +233,7 @@ void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag,
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Misc palev_a;
+    struct palev_args_Palev_Coverage_T_Misc_a33287b0 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
@@ -245,7 +245,7 @@ void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narro
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Text palev_a;
+    struct palev_args_Palev_Coverage_T_Text_37033ad0 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
@@ -257,7 +257,7 @@ void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, 
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Arrays palev_a;
+    struct palev_args_Palev_Coverage_T_Arrays_0051b44b palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
@@ -269,7 +269,7 @@ void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, con
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Bulk palev_a;
+    struct palev_args_Palev_Coverage_T_Bulk_facc65c7 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
@@ -281,7 +281,7 @@ void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Covera
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Single palev_a;
+    struct palev_args_Palev_Coverage_T_Single_39d8cde2 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
@@ -291,7 +291,7 @@ void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Covera
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common palev_a;
+    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
@@ -301,7 +301,7 @@ void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uin
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Names palev_a;
+    struct palev_args_Palev_Coverage_T_Names_faa55c67 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
@@ -313,7 +313,7 @@ void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, 
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Wide palev_a;
+    struct palev_args_Palev_Coverage_T_Wide_7bf58e80 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
@@ -333,7 +333,7 @@ void palev_emit_Palev_Coverage_EmptyTemplate(void)
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common palev_a;
+    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
@@ -341,7 +341,7 @@ void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common palev_a;
+    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
@@ -349,7 +349,7 @@ void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common palev_a;
+    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
@@ -359,7 +359,7 @@ void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, co
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Misc palev_a;
+    struct palev_args_Palev_Coverage_T_Misc_a33287b0 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);

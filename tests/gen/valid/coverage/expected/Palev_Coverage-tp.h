@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Template "T_Ints": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Ints {
+struct palev_args_Palev_Coverage_T_Ints_b14535f0 {
     int8_t f_I8;
     uint8_t f_U8;
     int16_t f_I16;
@@ -33,7 +33,7 @@ struct palev_args_Palev_Coverage_T_Ints {
 };
 
 /* Template "T_Misc": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Misc {
+struct palev_args_Palev_Coverage_T_Misc_a33287b0 {
     float f_F32;
     double f_F64;
     int32_t f_Flag;
@@ -46,7 +46,7 @@ struct palev_args_Palev_Coverage_T_Misc {
 };
 
 /* Template "T_Text": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Text {
+struct palev_args_Palev_Coverage_T_Text_37033ad0 {
     const char *f_Wide;
     const char *f_Narrow;
     const char *f_Fixed;
@@ -63,7 +63,7 @@ struct palev_args_Palev_Coverage_T_Text {
 };
 
 /* Template "T_Arrays": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Arrays {
+struct palev_args_Palev_Coverage_T_Arrays_0051b44b {
     uint32_t f_N;
     const int16_t *f_Fixed3;
     const uint64_t *f_Var;
@@ -82,7 +82,7 @@ struct palev_args_Palev_Coverage_T_Arrays {
 };
 
 /* Template "T_Bulk": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Bulk {
+struct palev_args_Palev_Coverage_T_Bulk_facc65c7 {
     uint16_t f_Count;
     uint32_t f_Generation;
     const uintptr_t *f_Values_Address;
@@ -103,7 +103,7 @@ struct palev_args_Palev_Coverage_T_Bulk {
 };
 
 /* Template "T_Single": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Single {
+struct palev_args_Palev_Coverage_T_Single_39d8cde2 {
     uint32_t f_Before;
     uint32_t f_Info_Code;
     const char *f_Info_Label;
@@ -111,12 +111,12 @@ struct palev_args_Palev_Coverage_T_Single {
 };
 
 /* Template "T_Common": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Common {
+struct palev_args_Palev_Coverage_T_Common_41430174 {
     uint32_t f_Value;
 };
 
 /* Template "T_Names": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Names {
+struct palev_args_Palev_Coverage_T_Names_faa55c67 {
     uint64_t f_Heap_Size_bytes;
     int32_t f_int_;
     uint8_t f__2nd;
@@ -130,7 +130,7 @@ struct palev_args_Palev_Coverage_T_Names {
 };
 
 /* Template "T_Wide": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Wide {
+struct palev_args_Palev_Coverage_T_Wide_7bf58e80 {
     uint32_t f_F01;
     uint32_t f_F02;
     uint32_t f_F03;
@@ -173,7 +173,7 @@ LTTNG_UST_TRACEPOINT_ENUM(Palev_Coverage, palev_bool,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Ints,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints_b14535f0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(int8_t, I8, a->f_I8)
         lttng_ust_field_integer(uint8_t, U8, a->f_U8)
@@ -194,7 +194,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Ints,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Misc,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_float(float, F32, a->f_F32)
         lttng_ust_field_float(double, F64, a->f_F64)
@@ -209,7 +209,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Misc,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Text,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text_37033ad0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_string(Wide, a->f_Wide)
         lttng_ust_field_string(Narrow, a->f_Narrow)
@@ -226,7 +226,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Text,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Arrays,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays_0051b44b *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, N, a->f_N)
         lttng_ust_field_array(int16_t, Fixed3, a->f_Fixed3, 3)
@@ -245,7 +245,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Arrays,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Bulk,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint16_t, Count, a->f_Count)
         lttng_ust_field_integer(uint32_t, Generation, a->f_Generation)
@@ -263,7 +263,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Bulk,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Single,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single_39d8cde2 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Before, a->f_Before)
         lttng_ust_field_integer(uint32_t, Info_Code, a->f_Info_Code)
@@ -273,14 +273,14 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Single,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Common,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Value, a->f_Value)
     )
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Names,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names_faa55c67 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, Heap_Size_bytes, a->f_Heap_Size_bytes)
         lttng_ust_field_integer(int32_t, int_, a->f_int_)
@@ -295,7 +295,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Names,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Wide,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, F01, a->f_F01)
         lttng_ust_field_integer(uint32_t, F02, a->f_F02)
@@ -322,47 +322,47 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_empty,
 
 /* IntsAlways: id 1, version 0, level 0 (LogAlways), keywords 0x1, task Scalar, opcode Probe, template T_Ints */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Ints, Palev_Coverage, IntsAlways,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints_b14535f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, IntsAlways, LTTNG_UST_TRACEPOINT_LOGLEVEL_EMERG)
 
 /* MiscCritical: id 2, version 0, level 1 (Critical), keywords 0x3, task Scalar, template T_Misc */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Misc, Palev_Coverage, MiscCritical,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, MiscCritical, LTTNG_UST_TRACEPOINT_LOGLEVEL_CRIT)
 
 /* TextError: id 3, version 0, level 2 (Error), keywords 0x2, template T_Text */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Text, Palev_Coverage, TextError,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text_37033ad0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, TextError, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
 
 /* ArraysWarning: id 4, version 0, level 3 (Warning), keywords 0x4, task Vector, opcode Sweep, template T_Arrays */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Arrays, Palev_Coverage, ArraysWarning,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays_0051b44b *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ArraysWarning, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* BulkInfo: id 5, version 0, level 4 (Informational), keywords 0x8000000004, template T_Bulk */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Bulk, Palev_Coverage, BulkInfo,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, BulkInfo, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* SingleVerbose: id 6, version 0, level 5 (Verbose), keywords 0x0, template T_Single */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Single, Palev_Coverage, SingleVerbose,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single_39d8cde2 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, SingleVerbose, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* CommonChatty: id 7, version 0, level 16 (Chatty), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, CommonChatty,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, CommonChatty, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* Names: id 8, version 0, level 4 (Informational), keywords 0x0, template T_Names */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Names, Palev_Coverage, Names,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names_faa55c67 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Names, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Wide15: id 9, version 0, level 4 (Informational), keywords 0x0, template T_Wide */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Wide, Palev_Coverage, Wide15,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Wide15, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* NoTemplate: id 10, version 0, level 4 (Informational), keywords 0x0 */
@@ -377,22 +377,22 @@ LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, EmptyTemplate, LTTNG_UST_TRACEPOIN
 
 /* ScalarStart: id 12, version 0, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, ScalarStart,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ScalarStart, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* ScalarStart_V1: id 12, version 1, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, ScalarStart_V1,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ScalarStart_V1, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Event13: id 13, version 0, level 5 (Verbose), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, Event13,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Event13, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* MiscAgain: id 14, version 2, level 3 (Warning), keywords 0x0, template T_Misc */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Misc, Palev_Coverage, MiscAgain,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, MiscAgain, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 #endif

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common *palev_a, palev_scratch *palev_sc, const char *Other)
+static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common_62bdaaaf *palev_a, palev_scratch *palev_sc, const char *Other)
 {
     (void)palev_sc;
     palev_a->f_Other = Other ? Other : "";
@@ -16,7 +16,7 @@ static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common *pale
 
 void palev_emit_Palev_Second_SecondCommon(const char *Other)
 {
-    struct palev_args_Palev_Second_T_Common palev_a;
+    struct palev_args_Palev_Second_T_Common_62bdaaaf palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Other);
     lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);

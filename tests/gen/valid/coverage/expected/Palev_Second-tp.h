@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Template "T_Common": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Second_T_Common {
+struct palev_args_Palev_Second_T_Common_62bdaaaf {
     const char *f_Other;
 };
 
@@ -26,7 +26,7 @@ struct palev_args_Palev_Second_T_Common {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Second, palev_tmpl_T_Common,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common_62bdaaaf *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_string(Other, a->f_Other)
     )
@@ -39,7 +39,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Second, palev_empty,
 
 /* SecondCommon: id 1, version 0, level 3 (Warning), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Second, palev_tmpl_T_Common, Palev_Second, SecondCommon,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common_62bdaaaf *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Second, SecondCommon, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* Event2: id 2, version 0, level 2 (Error), keywords 0x0 */

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Nest_T *palev_a, palev_scratch *palev_sc, const Nest_T_Outer *Outer)
+static void palev_prepare_T(struct palev_args_Nest_T_2c63a5d8 *palev_a, palev_scratch *palev_sc, const Nest_T_Outer *Outer)
 {
     static const Nest_T_Outer palev_zero_Outer;
 
@@ -40,7 +40,7 @@ void palev_emit_Nest_E(const Nest_T_Outer *Outer)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Nest_T palev_a;
+    struct palev_args_Nest_T_2c63a5d8 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Outer);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Nest_T {
+struct palev_args_Nest_T_2c63a5d8 {
     uint32_t f_Outer_A;
     const char *f_Outer_Inner_B;
     const char *f_Outer_Inner_G;
@@ -37,7 +37,7 @@ struct palev_args_Nest_T {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Nest, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T_2c63a5d8 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Outer_A, a->f_Outer_A)
         lttng_ust_field_string(Outer_Inner_B, a->f_Outer_Inner_B)
@@ -53,7 +53,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Nest, palev_tmpl_T,
 
 /* E: id 1, version 0, level 0 (LogAlways), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Nest, palev_tmpl_T, Nest, E,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T_2c63a5d8 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Nest, E, LTTNG_UST_TRACEPOINT_LOGLEVEL_EMERG)
 
 #endif

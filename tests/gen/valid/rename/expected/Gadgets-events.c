@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Gadgets_T *palev_a, palev_scratch *palev_sc, uint32_t Id)
+static void palev_prepare_T(struct palev_args_Gadgets_T_aaedb8f0 *palev_a, palev_scratch *palev_sc, uint32_t Id)
 {
     (void)palev_sc;
     palev_a->f_Id = Id;
@@ -16,7 +16,7 @@ static void palev_prepare_T(struct palev_args_Gadgets_T *palev_a, palev_scratch 
 
 void palev_emit_Gadgets_WidgetMade(uint32_t Id)
 {
-    struct palev_args_Gadgets_T palev_a;
+    struct palev_args_Gadgets_T_aaedb8f0 palev_a;
 
     palev_prepare_T(&palev_a, NULL, Id);
     lttng_ust_do_tracepoint(Gadgets, WidgetMade, &palev_a);

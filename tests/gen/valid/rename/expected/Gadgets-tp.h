@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Gadgets_T {
+struct palev_args_Gadgets_T_aaedb8f0 {
     uint32_t f_Id;
 };
 
@@ -26,7 +26,7 @@ struct palev_args_Gadgets_T {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Gadgets, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T_aaedb8f0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Id, a->f_Id)
     )
@@ -34,7 +34,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Gadgets, palev_tmpl_T,
 
 /* WidgetMade: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Gadgets, palev_tmpl_T, Gadgets, WidgetMade,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T_aaedb8f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Gadgets, WidgetMade, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 #endif

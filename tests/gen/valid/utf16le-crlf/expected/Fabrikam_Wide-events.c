@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Fabrikam_Wide_T *palev_a, palev_scratch *palev_sc, uint32_t Gr_e, const char16_t *Name)
+static void palev_prepare_T(struct palev_args_Fabrikam_Wide_T_906d35e9 *palev_a, palev_scratch *palev_sc, uint32_t Gr_e, const char16_t *Name)
 {
     palev_a->f_Gr_e = Gr_e;
     palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
@@ -18,7 +18,7 @@ void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Fabrikam_Wide_T palev_a;
+    struct palev_args_Fabrikam_Wide_T_906d35e9 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Gr_e, Name);

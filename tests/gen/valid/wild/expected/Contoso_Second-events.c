@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_Shared(struct palev_args_Contoso_Second_Shared *palev_a, palev_scratch *palev_sc, uint16_t Only_One)
+static void palev_prepare_Shared(struct palev_args_Contoso_Second_Shared_7bc27644 *palev_a, palev_scratch *palev_sc, uint16_t Only_One)
 {
     (void)palev_sc;
     palev_a->f_Only_One = Only_One;
@@ -16,7 +16,7 @@ static void palev_prepare_Shared(struct palev_args_Contoso_Second_Shared *palev_
 
 void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One)
 {
-    struct palev_args_Contoso_Second_Shared palev_a;
+    struct palev_args_Contoso_Second_Shared_7bc27644 palev_a;
 
     palev_prepare_Shared(&palev_a, NULL, Only_One);
     lttng_ust_do_tracepoint(Contoso_Second, Event103_V0, &palev_a);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Template "Shared": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_Second_Shared {
+struct palev_args_Contoso_Second_Shared_7bc27644 {
     uint16_t f_Only_One;
 };
 
@@ -26,7 +26,7 @@ struct palev_args_Contoso_Second_Shared {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Second, palev_tmpl_Shared,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared *, a),
+    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared_7bc27644 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint16_t, Only_One, a->f_Only_One)
     )
@@ -39,7 +39,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Second, palev_empty,
 
 /* Event103_V0: id 103, version 0, level 2 (Error), keywords 0x0, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Second, palev_tmpl_Shared, Contoso_Second, Event103_V0,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared *, a))
+    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared_7bc27644 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Second, Event103_V0, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
 
 /* Event103: id 1, version 0, level 2 (Error), keywords 0x0 */

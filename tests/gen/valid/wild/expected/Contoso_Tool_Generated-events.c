@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-static void palev_prepare_Shared(struct palev_args_Contoso_Tool_Generated_Shared *palev_a, palev_scratch *palev_sc, uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static void palev_prepare_Shared(struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *palev_a, palev_scratch *palev_sc, uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
 {
     palev_a->f_Elapsed_ms = Elapsed_ms;
     palev_a->f_Status_Code = Status_Code;
@@ -19,7 +19,7 @@ void palev_emit_Contoso_Tool_Generated_RequestBegin(uint32_t Elapsed_ms, uint32_
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -31,7 +31,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t 
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -43,7 +43,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -55,7 +55,7 @@ void palev_emit_Contoso_Tool_Generated_Event102(uint32_t Elapsed_ms, uint32_t St
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
