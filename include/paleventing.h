@@ -44,32 +44,72 @@ PALEV_API const char *palev_strerror(int err);
 /* ---------------------------------------------------------------------------------------------
  * EventSource: events that exist only at run time (a managed EventSource, a script's counters),
  * recorded through one tracepoint, Paleventing:EventSource, with the fields EventID (int32),
- * EventName, EventSourceName and Payload (compact UTF-8 JSON).
+ * EventName, EventSourceName and Payload (compact UTF-8 JSON). libpaleventing generates it from
+ * manifest/eventsource.man and loads its probe provider, libPaleventing-lttng.so, like any other.
  *
  * Nothing is built unless the tracepoint is enabled in a session and the filters pass:
  * PALEV_EVENTSOURCE_FILTER and PALEV_EVENTNAME_FILTER, each a comma-separated list of
  * case-insensitive substrings (any of them matches; unset matches everything), read once.
+ * Case is folded for ASCII only; blanks around an entry and empty entries are ignored, so a
+ * list with no entry at all ("" or ",") matches everything too.
+ *
+ * When nobody listens a call is one load of the tracepoint state and a branch, inline in the
+ * caller (the macros below): nothing is called, no argument is even evaluated, so a bad payload
+ * is only reported (-EINVAL) when the event would have been recorded. Called directly (the name
+ * in parentheses, or with PALEV_NO_INLINE_CHECKS defined) the functions check the same state
+ * first; a NULL source or name is then -EINVAL even when nobody listens.
  * All functions are thread-safe and return 0 (written, or nothing to write because nobody
  * listens or a filter said no) or a negative errno (-EINVAL for a NULL source or name, a bad
- * format or invalid JSON). They never abort or block the host.
+ * format or invalid JSON, -ENOMEM). They never abort or block the host. An event larger than a
+ * sub-buffer of the session's channel is dropped by LTTng (counted as discarded), see README.
  * ------------------------------------------------------------------------------------------- */
 
 struct json_t; /* jansson's json_t: include <jansson.h> to build payloads */
 
-/* 1 when an event of this source and name would be recorded now, else 0. */
+/* 1 when an event of this source and name would be recorded now (the tracepoint is enabled and
+ * the filters pass), else 0; 0 for a NULL source or name. Lets a host skip building a payload. */
 PALEV_API int palev_eventsource_is_enabled(const char *source, const char *name);
 
-/* Record a payload the caller already holds as JSON text (validated: invalid JSON is rejected). */
+/* Record a payload the caller already holds as JSON text. It is validated (RFC 8259: one value of
+ * any type, well-formed UTF-8, control characters escaped, no escaped unpaired surrogate,
+ * nesting at most 2048 deep): invalid JSON is rejected (-EINVAL) and not recorded. Valid text is
+ * recorded as is, except whitespace outside strings, which is removed (-ENOMEM if the compacted
+ * copy, on the stack up to 4 KiB, cannot be allocated). NULL json records "{}". */
 PALEV_API int palev_eventsource_write(const char *source, int32_t id, const char *name,
                                       const char *json);
 
-/* Record a jansson value, serialised compactly (NULL payload: "{}"). */
+/* Record a jansson value (any type), serialised compactly by json_dumps(): UTF-8 kept, '"', '\'
+ * and control characters escaped, object keys in insertion order, reals with up to 17 significant
+ * digits. NULL payload: "{}". jansson reals are never NaN or infinite (json_real() refuses them).
+ * -EINVAL when jansson cannot serialise the value (a *_nocheck string that is not UTF-8, a
+ * reference cycle): nothing invalid is ever recorded. The caller keeps its reference. */
 PALEV_API int palev_eventsource_write_json(const char *source, int32_t id, const char *name,
                                            const struct json_t *payload);
 
-/* Record a payload built with jansson's json_pack() format, e.g. "{s:i, s:s}", "count", 3, ... */
+/* Record a payload built with jansson's json_pack() format, e.g. "{s:i, s:s}", "count", 3, ...
+ * -EINVAL (and, under PALEV_DEBUG, jansson's error text and position) for a bad or NULL format or
+ * a bad argument: a string that is not UTF-8, a NULL string for "s", a NaN or infinite "f".
+ * Pass existing values with "O", not "o": nothing is packed when the event is not recorded, so
+ * a reference handed over with "o" would leak. */
 PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const char *name,
                                            const char *fmt, ...);
+
+/* The state of the Paleventing:EventSource tracepoint (non-zero while a session records it), read
+ * by the inline checks below; not for direct use. */
+PALEV_API extern const int *const palev_eventsource_state;
+
+#if !defined(PALEV_BUILDING_LIBRARY) && !defined(PALEV_NO_INLINE_CHECKS)
+/* Nobody listens: 0 at the cost of one load and a branch, before any call or argument. */
+#define PALEV_EVENTSOURCE_LISTENING() PALEV_TP_STATE_ENABLED(*palev_eventsource_state)
+#define palev_eventsource_is_enabled(source, name) \
+    (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_is_enabled)(source, name) : 0)
+#define palev_eventsource_write(source, id, name, json) \
+    (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_write)(source, id, name, json) : 0)
+#define palev_eventsource_write_json(source, id, name, payload) \
+    (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_write_json)(source, id, name, payload) : 0)
+#define palev_eventsource_write_pack(source, id, name, ...) \
+    (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_write_pack)(source, id, name, __VA_ARGS__) : 0)
+#endif
 
 /* ---------------------------------------------------------------------------------------------
  * Types used by generated event stubs (FireEvent<Sym>() signatures)
@@ -125,9 +165,9 @@ typedef struct palev_provider {
 } palev_provider;
 
 /* Register a generated provider and load its probe provider "lib<name>-lttng.so": from the
- * directories in PALEV_PROVIDER_PATH (colon-separated), then next to the executable, then the
- * dynamic linker's default search path. Loads at most once per name, never dlcloses, and does
- * nothing when PALEV_LTTNG=0. Thread-safe.
+ * directories in PALEV_PROVIDER_PATH (colon-separated), then next to the executable, then next to
+ * libpaleventing.so itself (found with dladdr), then the dynamic linker's default search path.
+ * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. Thread-safe.
  * Returns 0 when loaded (or already loaded), -ENOENT when no probe provider could be loaded
  * (tracing of that provider stays off, the host runs; not retried), -ECANCELED when PALEV_LTTNG=0
  * or after palev_fini(), -EINVAL for a NULL or malformed provider (struct_size too small, name not
@@ -143,6 +183,41 @@ PALEV_API int palev_provider_register(const palev_provider *provider);
  * Generated headers wrap it as ProviderEnabled<P>(level, keywords). */
 PALEV_API int palev_provider_is_enabled(const palev_provider *provider, uint8_t level,
                                         uint64_t keywords);
+
+/* ---------------------------------------------------------------------------------------------
+ * JIT symbols for perf: JIT-compiled code named in `perf report` instead of bare addresses.
+ *
+ * PALEV_PERFMAP, read once, selects the outputs: unset or 0 off (no file is touched; each call
+ * costs one load and one branch), 1 the perf map /tmp/perf-<pid>.map (read by perf report as
+ * is), 2 a jitdump <dir>/jit-<pid>.dump for `perf record -k 1` + `perf inject --jit`, where <dir>
+ * is PALEV_PERFMAP_DIR or /tmp, 3 both. Files are opened on the first call: created with mode
+ * 0600 and never through a symlink; an existing one is reused only if it is a regular file of
+ * the same user. An output that fails to open or write is off for the rest of the process (why
+ * is said under PALEV_DEBUG); the host never notices otherwise. A child forked without exec logs
+ * nothing. All functions are thread-safe; arguments are checked only when an output is on.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Name the code at [code, code + size) `name` (UTF-8; line breaks become spaces, names beyond
+ * 65535 bytes are cut at a character boundary). For a jitdump the code bytes are copied: log
+ * the code once written, while readable. Returns 0 (logged, or off), -EINVAL for a NULL code,
+ * a size of 0 or above 2 GiB, or a NULL or empty name, or the negative errno of a write that
+ * failed just now (that output is off from then on). A perf map line is appended atomically. */
+PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name);
+
+/* The same with a UTF-16 name of `len` code units (or PALEV_NUL_TERMINATED), converted by
+ * palev_utf16_to_utf8() (unpaired surrogates become U+FFFD). */
+PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
+                                             size_t len);
+
+/* Name a runtime helper stub (trampoline, precode, inline cache...) "stub<KIND> NAME", e.g.
+ * "stub<precode> Foo.Bar", or "stub<KIND>" when `name` is NULL or empty. `stub_kind` must be
+ * non-empty (-EINVAL). Otherwise as palev_perfmap_log_method(). */
+PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
+                                     const char *name);
+
+/* 1 when at least one output is on, else 0, so a JIT can skip building names. The first call
+ * opens the files (as the first log call would); later ones are one load. Thread-safe. */
+PALEV_API int palev_perfmap_is_enabled(void);
 
 /* ---------------------------------------------------------------------------------------------
  * UTF-16 to UTF-8, the one conversion used by generated stubs and the library

@@ -10,6 +10,10 @@
 static int parse_lttng(struct palev__config *cfg, const char *value);
 static int parse_debug(struct palev__config *cfg, const char *value);
 static int parse_provider_path(struct palev__config *cfg, const char *value);
+static int parse_source_filter(struct palev__config *cfg, const char *value);
+static int parse_name_filter(struct palev__config *cfg, const char *value);
+static int parse_perfmap(struct palev__config *cfg, const char *value);
+static int parse_perfmap_dir(struct palev__config *cfg, const char *value);
 
 /* Each parser gets NULL when its variable is unset and must then leave the default alone. */
 static const struct env_var {
@@ -19,6 +23,10 @@ static const struct env_var {
     { "PALEV_LTTNG", parse_lttng },
     { "PALEV_DEBUG", parse_debug },
     { "PALEV_PROVIDER_PATH", parse_provider_path },
+    { "PALEV_EVENTSOURCE_FILTER", parse_source_filter },
+    { "PALEV_EVENTNAME_FILTER", parse_name_filter },
+    { "PALEV_PERFMAP", parse_perfmap },
+    { "PALEV_PERFMAP_DIR", parse_perfmap_dir },
 };
 
 static int parse_lttng(struct palev__config *cfg, const char *value)
@@ -54,6 +62,39 @@ static int parse_provider_path(struct palev__config *cfg, const char *value)
     return 0;
 }
 
+/* Parsed here, once, so that the EventSource fast path only compares. */
+static int parse_source_filter(struct palev__config *cfg, const char *value)
+{
+    return palev__filter_parse(&cfg->source_filter, value);
+}
+
+static int parse_name_filter(struct palev__config *cfg, const char *value)
+{
+    return palev__filter_parse(&cfg->name_filter, value);
+}
+
+/* "1" perf map, "2" jitdump, "3" both; anything else leaves them off: a typo touches no file. */
+static int parse_perfmap(struct palev__config *cfg, const char *value)
+{
+    if (value && value[0] >= '0' && value[0] <= '3' && value[1] == '\0')
+        cfg->perfmap = value[0] - '0';
+    return 0;
+}
+
+static int parse_perfmap_dir(struct palev__config *cfg, const char *value)
+{
+    size_t len;
+
+    if (!value || !*value)
+        return 0;
+    len = strlen(value);
+    cfg->perfmap_dir = palev__malloc(len + 1);
+    if (!cfg->perfmap_dir)
+        return -ENOMEM;
+    memcpy(cfg->perfmap_dir, value, len + 1);
+    return 0;
+}
+
 int palev__config_parse(struct palev__config *cfg, palev__getenv_fn *getenv_fn)
 {
     int ret = 0;
@@ -73,6 +114,10 @@ void palev__config_free(struct palev__config *cfg)
     free(cfg->path);
     cfg->path = NULL;
     cfg->path_count = 0;
+    palev__filter_free(&cfg->source_filter);
+    palev__filter_free(&cfg->name_filter);
+    free(cfg->perfmap_dir);
+    cfg->perfmap_dir = NULL;
 }
 
 /* secure_getenv: in a setuid program PALEV_PROVIDER_PATH must not choose the code we dlopen. */

@@ -9,6 +9,39 @@
 
 #include "paleventing.h"
 
+/* ---- filter.c: EventSource name filters -------------------------------------------------- */
+
+/* A parsed PALEV_EVENTSOURCE_FILTER / PALEV_EVENTNAME_FILTER: lowercase substrings. */
+struct palev__filter {
+    size_t count;               /* 0: no filter, everything matches */
+    char **needle;              /* one allocation: the pointer array followed by the strings */
+};
+
+/* Parse a comma-separated list (NULL: unset): entries lowercased (ASCII), blanks around them
+ * dropped, empty entries dropped. `f` is overwritten. Returns 0 or -ENOMEM (then f is empty). */
+int palev__filter_parse(struct palev__filter *f, const char *value);
+void palev__filter_free(struct palev__filter *f);
+/* 1 when `s` contains any of the filter's entries ignoring ASCII case, or the filter is empty. */
+int palev__filter_match(const struct palev__filter *f, const char *s);
+
+/* ---- json.c: JSON text checks for palev_eventsource_write() ----------------------------- */
+
+/* Deeper nesting is refused (jansson's parser has the same limit). */
+#define PALEV__JSON_MAX_DEPTH 2048
+
+struct palev__json_info {
+    size_t ws;              /* whitespace bytes outside strings: 0 means already compact */
+    size_t error_at;        /* byte offset where the text stopped being valid JSON */
+};
+
+/* Is text[0..len) exactly one JSON value (RFC 8259), optionally surrounded by whitespace, in
+ * well-formed UTF-8, with no unpaired surrogate escape and nesting <= PALEV__JSON_MAX_DEPTH?
+ * Returns 0 or -EINVAL. No allocation, no recursion. */
+int palev__json_check(const char *text, size_t len, struct palev__json_info *info);
+/* Copy valid JSON `src` to `dst` (room for len - ws + 1 bytes) without the whitespace outside
+ * strings, NUL-terminated. Returns the length written. */
+size_t palev__json_compact(char *dst, const char *src, size_t len);
+
 /* ---- env.c: configuration, read once from the environment ------------------------------- */
 
 struct palev__config {
@@ -16,6 +49,10 @@ struct palev__config {
     int debug;                  /* print diagnostics on stderr (PALEV_DEBUG set and not "0") */
     size_t path_count;          /* directories of PALEV_PROVIDER_PATH, empty entries dropped */
     char **path;                /* one allocation: the pointer array followed by the strings */
+    struct palev__filter source_filter;     /* PALEV_EVENTSOURCE_FILTER */
+    struct palev__filter name_filter;       /* PALEV_EVENTNAME_FILTER */
+    int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
+    char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
 };
 
 typedef const char *palev__getenv_fn(const char *name);
@@ -29,6 +66,26 @@ void palev__config_free(struct palev__config *cfg);
 const struct palev__config *palev__config(void);
 /* 0, or the error palev__config_parse() returned when the process configuration was read. */
 int palev__config_status(void);
+
+/* ---- perfmap.c, jitdump.c: JIT symbols for perf ----------------------------------------- */
+
+#define PALEV__PERFMAP_MAP 1            /* /tmp/perf-<pid>.map */
+#define PALEV__PERFMAP_JITDUMP 2        /* <dir>/jit-<pid>.dump */
+#define PALEV__JITDUMP_DIR "/tmp"       /* <dir> when PALEV_PERFMAP_DIR is unset */
+
+/* Open `path` with `flags` (O_WRONLY | O_APPEND, O_RDWR, ...) for writing in a shared directory:
+ * created with mode 0600 if absent, else reused only if it is a regular file of the effective
+ * user with one link, never through a symlink, never truncated by open. Returns the descriptor
+ * or a negative errno, with `*why` saying what was refused. */
+int palev__perf_file_open(const char *path, int flags, const char **why);
+/* Create <dir>/jit-<pid>.dump: header, then the executable marker mapping perf inject looks for.
+ * Returns 0 or a negative errno (said under PALEV_DEBUG). */
+int palev__jitdump_open(const char *dir);
+/* Append one CODE_LOAD record (len <= 65535). Returns 0 (also when the dump is closed), or a
+ * negative errno when writing failed: the dump is then closed for good. Thread-safe. */
+int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len);
+/* Append CODE_CLOSE and close; only in the process that opened the dump. */
+void palev__jitdump_close(void);
 
 /* ---- log.c: diagnostics, only when PALEV_DEBUG asks -------------------------------------- */
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Life cycle, error strings, and loading each registered probe provider exactly once. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -35,8 +39,9 @@ static const struct {
     const char *text;
 } error_texts[] = {
     { 0, "success" },
-    { -EINVAL, "invalid provider: NULL, too small struct_size, or a name that is not 1 to 255 "
-               "characters of [A-Za-z0-9_]" },
+    { -EINVAL, "invalid argument: a NULL or malformed provider (too small struct_size, a name "
+               "that is not 1 to 255 characters of [A-Za-z0-9_]), a NULL EventSource source or "
+               "name, invalid JSON, or a bad json_pack format or argument" },
     { -ENOENT, "probe provider could not be loaded; tracing of this provider is off" },
     { -ECANCELED, "loading probe providers is disabled (PALEV_LTTNG=0, or palev_fini() was "
                   "called)" },
@@ -107,11 +112,52 @@ static int validate(const palev_provider *p)
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
+#define ELF_CLASS (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)
+
+/* What dlopen cannot survive, found before it opens the file: something else than a regular
+ * file (opening a FIFO nobody writes blocks forever), or a shared object cut short (the loader
+ * maps its segments without checking that the file holds them, and the first touch of a page
+ * past the end raises SIGBUS in the host). Anything else is left to dlopen, which refuses bad
+ * files cleanly. NULL when nothing is wrong. */
+static const char *unloadable(const char *path)
+{
+    struct stat st;
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph;
+    const char *why = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+    if (fd < 0)
+        return NULL;    /* dlopen says why */
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        why = "not a regular file";
+        goto end;
+    }
+    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELF_CLASS ||
+        eh.e_phentsize != sizeof(ph))
+        goto end;       /* not an ELF file of ours: dlopen refuses it */
+    for (unsigned i = 0; i < eh.e_phnum && !why; i++) {
+        if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) != (ssize_t)sizeof(ph))
+            why = "program headers past the end of the file";
+        else if (ph.p_type == PT_LOAD && (ph.p_offset > (uint64_t)st.st_size ||
+                                          ph.p_filesz > (uint64_t)st.st_size - ph.p_offset))
+            why = "a segment past the end of the file (cut short?)";
+    }
+end:
+    close(fd);
+    return why;
+}
+
 /* RTLD_NODELETE and no dlclose: call sites keep pointers into the probe provider forever. */
 static int try_load(const char *name, const char *path)
 {
-    const char *reason;
+    const char *reason = strchr(path, '/') ? unloadable(path) : NULL;
 
+    if (reason) {
+        palev__debug("failed to load provider: path=\"%s\", reason=\"%s\"", path, reason);
+        return -ENOENT;
+    }
     if (dlopen(path, RTLD_NOW | RTLD_NODELETE)) {
         palev__debug("loaded provider: name=\"%s\", path=\"%s\"", name, path);
         return 0;
@@ -135,40 +181,84 @@ static int try_dir(const char *name, const char *dir)
     return try_load(name, path);
 }
 
-/* The directory of the executable, so a host finds the providers installed next to it. */
-static int exe_dir(char *buf, size_t size)
+/* Cut `path` to the directory of the file it names ("/" for "/f"); -ENOENT without a slash. */
+static int dir_of(char *path)
 {
-    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-    char *slash;
+    char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return -ENOENT;
+    slash[slash == path] = '\0';
+    return 0;
+}
+
+/* The directory of the executable, so a host finds the providers installed next to it. */
+static int exe_dir(char dir[PATH_MAX])
+{
+    ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
 
     if (n < 0) {
         palev__debug("cannot find the executable's directory: readlink(\"/proc/self/exe\"): %s",
                      strerror(errno));
         return -errno;
     }
-    buf[n] = '\0';
-    slash = strrchr(buf, '/');
-    if (!slash)
+    dir[n] = '\0';
+    return dir_of(dir);
+}
+
+/* The directory libpaleventing was loaded from, so providers installed beside the library (its
+ * own libPaleventing-lttng.so first) are found whatever the executable and its rpath. realpath:
+ * the loader may have recorded a relative or symlinked name. */
+static int lib_dir(char dir[PATH_MAX])
+{
+    Dl_info info;
+
+    if (!dladdr((void *)palev_provider_register, &info) || !info.dli_fname) {
+        palev__debug("cannot find libpaleventing's directory: dladdr() failed");
         return -ENOENT;
-    /* An executable in "/" keeps "/" as its directory. */
-    slash[slash == buf] = '\0';
+    }
+    if (!realpath(info.dli_fname, dir)) {
+        palev__debug("cannot find libpaleventing's directory: realpath(\"%s\"): %s",
+                     info.dli_fname, strerror(errno));
+        return -errno;
+    }
+    return dir_of(dir);
+}
+
+static int seen_before(char (*dirs)[PATH_MAX], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(dirs[i], dirs[n]) == 0)
+            return 1;
     return 0;
 }
 
-/* Search order: PALEV_PROVIDER_PATH, the executable's directory, the default search path. */
+/* The directories searched after PALEV_PROVIDER_PATH, in order. */
+static int (*const dir_steps[])(char dir[PATH_MAX]) = { exe_dir, lib_dir };
+#define DIR_STEPS (sizeof(dir_steps) / sizeof(dir_steps[0]))
+
+/* Search order: PALEV_PROVIDER_PATH, the executable's directory, libpaleventing's directory,
+ * the default search path. A directory found twice (the library linked statically, or installed
+ * beside the executable) is tried once. */
 static int load(const struct palev__config *cfg, const char *name)
 {
-    char dir[PATH_MAX], file[PROVIDER_NAME_MAX + sizeof("lib-lttng.so")];
+    char dirs[DIR_STEPS][PATH_MAX], file[PROVIDER_NAME_MAX + sizeof("lib-lttng.so")];
 
     for (size_t i = 0; i < cfg->path_count; i++)
         if (try_dir(name, cfg->path[i]) == 0)
             return 0;
-    if (exe_dir(dir, sizeof(dir)) == 0 && try_dir(name, dir) == 0)
-        return 0;
+    for (size_t i = 0; i < DIR_STEPS; i++) {
+        if (dir_steps[i](dirs[i]) != 0)
+            dirs[i][0] = '\0';
+        else if (!seen_before(dirs, i) && try_dir(name, dirs[i]) == 0)
+            return 0;
+    }
     snprintf(file, sizeof(file), "lib%s-lttng.so", name);
     if (try_load(name, file) == 0)
         return 0;
-    palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable %s\"", name, file);
+    palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable %s in "
+                 "PALEV_PROVIDER_PATH, the executable's directory, libpaleventing's directory or "
+                 "the default search path\"", name, file);
     return -ENOENT;
 }
 

@@ -112,6 +112,14 @@ PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *
     int32_t cp;
     char seq[4];
 
+    /* A leading ASCII run, the common case, is copied unit by unit: no decoding, no encoding,
+     * no memcpy call per character. */
+    for (; src && i < srclen && src[i] - 1u < 0x7Fu; i++, need++) {
+        if (written + 1 < dstsize)
+            dst[written++] = (char)src[i];
+        else
+            full = 1;
+    }
     while (src && (cp = palev__utf16_next(src, srclen, &i)) >= 0) {
         size_t n = palev__utf8_encode((uint32_t)cp, seq);
 

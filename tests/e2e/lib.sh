@@ -24,7 +24,10 @@ trap palev_cleanup_sessions EXIT
 
 # palev_session_start NAME OUTDIR EVENT... : a started session recording the events (comma lists
 # welcome) into OUTDIR, with buffers large enough that nothing is lost, and the vpid context so
-# that the events of one process can be told apart.
+# that the events of one process can be told apart. Only processes of our own user are traced:
+# per-user buffers of other users' applications (other tests run hosts as nobody) have nothing
+# to do with the test, and a session destroyed while one of them registers can leave a stream
+# babeltrace2 cannot read.
 palev_session_start() {
     local name=$1 out=$2
     shift 2
@@ -34,6 +37,7 @@ palev_session_start() {
     lttng enable-channel -u -s "$name" --subbuf-size=4M --num-subbuf=4 ch >/dev/null ||
         palev_fail "lttng enable-channel"
     lttng add-context -u -s "$name" -c ch -t vpid >/dev/null || palev_fail "lttng add-context"
+    lttng track -u -s "$name" --vuid="$(id -u)" >/dev/null || palev_fail "lttng track --vuid"
     for ev in "$@"; do
         lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
     done

@@ -12,12 +12,21 @@ start)
         exit 0
     fi
     lttng-sessiond --daemonize --no-kernel || { echo "FAIL: cannot start lttng-sessiond"; exit 1; }
-    pgrep -x -n lttng-sessiond > "$state"
-    echo "started lttng-sessiond $(cat "$state")"
+    # the pid and its start time: a pid alone may name another process by the time we stop
+    pid=$(pgrep -x -n lttng-sessiond)
+    echo "$pid $(cut -d' ' -f22 "/proc/$pid/stat" 2>/dev/null)" > "$state"
+    echo "started lttng-sessiond $pid"
     ;;
 stop)
     [ -s "$state" ] || { echo "no lttng-sessiond of ours to stop"; exit 0; }
-    pid=$(cat "$state")
+    read -r pid start < "$state"
+    # Only the very process "start" started: a test may have killed it and started another.
+    if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != lttng-sessiond ] ||
+        { [ -n "${start:-}" ] && [ "$(cut -d' ' -f22 "/proc/$pid/stat")" != "$start" ]; }; then
+        rm -f "$state"
+        echo "the lttng-sessiond $pid we started is gone: nothing to stop"
+        exit 0
+    fi
     kill "$pid" 2>/dev/null
     for _ in $(seq 50); do
         kill -0 "$pid" 2>/dev/null || break

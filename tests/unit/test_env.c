@@ -40,6 +40,8 @@ static void test_unset(void **state)
     assert_int_equal(cfg.lttng, 1);
     assert_int_equal(cfg.debug, 0);
     assert_int_equal(cfg.path_count, 0);
+    assert_int_equal(cfg.source_filter.count, 0);
+    assert_int_equal(cfg.name_filter.count, 0);
     palev__config_free(&cfg);
 }
 
@@ -109,10 +111,47 @@ static void test_provider_path(void **state)
     check_path(":::", 0, "");
 }
 
+/* `want` is the entries joined with '|'. */
+static void assert_filter(const struct palev__filter *f, size_t want_count, const char *want)
+{
+    char joined[256] = "";
+
+    assert_int_equal(f->count, want_count);
+    for (size_t i = 0; i < f->count; i++) {
+        if (i)
+            strcat(joined, "|");
+        strcat(joined, f->needle[i]);
+    }
+    assert_string_equal(joined, want);
+}
+
+/* Each variable feeds its own filter, parsed once: lowercased, trimmed, empty entries dropped. */
+static void test_eventsource_filters(void **state)
+{
+    const char *env[] = { "PALEV_EVENTSOURCE_FILTER", "MyApp-Http, System.Threading,",
+                          "PALEV_EVENTNAME_FILTER", "Start", NULL };
+    const char *empty[] = { "PALEV_EVENTSOURCE_FILTER", "", "PALEV_EVENTNAME_FILTER", " , ,",
+                            NULL };
+    struct palev__config cfg = parse(env);
+
+    (void)state;
+    assert_filter(&cfg.source_filter, 2, "myapp-http|system.threading");
+    assert_filter(&cfg.name_filter, 1, "start");
+    palev__config_free(&cfg);
+    assert_int_equal(cfg.source_filter.count, 0);
+    assert_null(cfg.source_filter.needle);
+    assert_null(cfg.name_filter.needle);
+    cfg = parse(empty);
+    assert_filter(&cfg.source_filter, 0, "");
+    assert_filter(&cfg.name_filter, 0, "");
+    palev__config_free(&cfg);
+}
+
 static void test_all_together(void **state)
 {
     const char *env[] = { "PALEV_DEBUG", "1", "PALEV_LTTNG", "0", "PALEV_PROVIDER_PATH", "/p",
-                          "UNRELATED", "x", NULL };
+                          "UNRELATED", "x", "PALEV_EVENTNAME_FILTER", "GC",
+                          "PALEV_EVENTSOURCE_FILTER", "Rt", NULL };
     struct palev__config cfg = parse(env);
 
     (void)state;
@@ -120,6 +159,8 @@ static void test_all_together(void **state)
     assert_int_equal(cfg.debug, 1);
     assert_int_equal(cfg.path_count, 1);
     assert_string_equal(cfg.path[0], "/p");
+    assert_filter(&cfg.source_filter, 1, "rt");
+    assert_filter(&cfg.name_filter, 1, "gc");
     palev__config_free(&cfg);
     assert_null(cfg.path);
     assert_int_equal(cfg.path_count, 0);
@@ -131,11 +172,12 @@ static void *failing_malloc(size_t size)
     return NULL;
 }
 
-/* Out of memory for the path list: the other variables still count, the error is reported. */
+/* Out of memory for the lists: the other variables still count, the error is reported, and
+ * the filters are left empty (matching everything), never half-parsed. */
 static void test_out_of_memory(void **state)
 {
     const char *env[] = { "PALEV_DEBUG", "1", "PALEV_LTTNG", "0", "PALEV_PROVIDER_PATH", "/p",
-                          NULL };
+                          "PALEV_EVENTSOURCE_FILTER", "a,b", "PALEV_EVENTNAME_FILTER", "c", NULL };
     void *(*saved)(size_t) = palev__malloc;
     struct palev__config cfg;
 
@@ -147,6 +189,8 @@ static void test_out_of_memory(void **state)
     assert_int_equal(cfg.lttng, 0);
     assert_int_equal(cfg.debug, 1);
     assert_int_equal(cfg.path_count, 0);
+    assert_filter(&cfg.source_filter, 0, "");
+    assert_filter(&cfg.name_filter, 0, "");
     palev__config_free(&cfg);
 }
 
@@ -162,11 +206,14 @@ static void test_process_config_read_once(void **state)
     assert_int_equal(cfg->path_count, 2);
     assert_string_equal(cfg->path[0], "/from/env");
     assert_string_equal(cfg->path[1], "/second");
+    assert_filter(&cfg->source_filter, 1, "from env");
     setenv("PALEV_LTTNG", "1", 1);
     setenv("PALEV_PROVIDER_PATH", "/changed", 1);
+    setenv("PALEV_EVENTSOURCE_FILTER", "changed", 1);
     assert_ptr_equal(palev__config(), cfg);
     assert_int_equal(cfg->lttng, 0);
     assert_int_equal(cfg->path_count, 2);
+    assert_filter(&cfg->source_filter, 1, "from env");
 }
 
 int main(void)
@@ -176,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_lttng),
         cmocka_unit_test(test_debug),
         cmocka_unit_test(test_provider_path),
+        cmocka_unit_test(test_eventsource_filters),
         cmocka_unit_test(test_all_together),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_process_config_read_once),
@@ -185,6 +233,7 @@ int main(void)
      * constructor would. test_process_config_read_once fails if that ever changes. */
     setenv("PALEV_LTTNG", "0", 1);
     setenv("PALEV_PROVIDER_PATH", "/from/env::/second", 1);
+    setenv("PALEV_EVENTSOURCE_FILTER", " From Env ", 1);
     unsetenv("PALEV_DEBUG");
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

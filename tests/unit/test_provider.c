@@ -25,6 +25,8 @@
 
 #define DIR PALEV_TEST_PROVIDER_DIR
 #define BIN PALEV_TEST_BIN_DIR
+/* Where libpaleventing.so and its own probe provider, libPaleventing-lttng.so, are. */
+#define LIB PALEV_TEST_LIB_DIR
 #define NOWHERE "/nonexistent-palev-dir"
 #define THREADS 8
 /* The location every diagnostic ends with. */
@@ -174,6 +176,7 @@ struct run {
     int status;
     char out[4096];
     char err[16384];
+    char own[16384];    /* the lines of err about the library's own provider, Paleventing */
 };
 
 static void slurp(FILE *f, char *buf, size_t size)
@@ -184,6 +187,30 @@ static void slurp(FILE *f, char *buf, size_t size)
     n = fread(buf, 1, size - 1, f);
     buf[n] = '\0';
     fclose(f);
+}
+
+/* libpaleventing registers its own provider from its constructor in every child: move those
+ * lines from r->err to r->own, so that each test asserts the lines it is about. */
+static void split_own(struct run *r)
+{
+    char *line = r->err, *keep = r->err;
+    size_t own = 0;
+
+    while (*line) {
+        char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) + 1 : strlen(line);
+
+        if (memmem(line, len, "Paleventing", strlen("Paleventing"))) {
+            memcpy(r->own + own, line, len);
+            own += len;
+        } else {
+            memmove(keep, line, len);
+            keep += len;
+        }
+        line += len;
+    }
+    *keep = '\0';
+    r->own[own] = '\0';
 }
 
 /* argv: MODE NAME... (NULL-terminated); env: NULL-terminated "NAME=value" strings. */
@@ -212,6 +239,7 @@ static void run_child(struct run *r, const char *const *env, const char *const *
     assert_int_equal(waitpid(pid, &r->status, 0), pid);
     slurp(out, r->out, sizeof(r->out));
     slurp(err, r->err, sizeof(r->err));
+    split_own(r);
     if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0)
         fail_msg("child %s exited with status %d\nstdout: %s\nstderr: %s", argv[2], r->status,
                  r->out, r->err);
@@ -291,7 +319,8 @@ static void test_missing_provider(void **state)
     assert_string_equal(r.err, "");
 }
 
-/* Tried once, in order: the path, the executable's directory, the default search path. */
+/* Tried once, in order: the path, the executable's directory, libpaleventing's directory, the
+ * default search path. */
 static void test_missing_provider_debug(void **state)
 {
     struct run r;
@@ -305,10 +334,13 @@ static void test_missing_provider_debug(void **state)
         "reason=\"*cannot open shared object file*\"" AT,
         "paleventing: failed to load provider: path=\"" BIN "/libPalevMissing-lttng.so\", "
         "reason=\"*cannot open shared object file*\"" AT,
+        "paleventing: failed to load provider: path=\"" LIB "/libPalevMissing-lttng.so\", "
+        "reason=\"*cannot open shared object file*\"" AT,
         "paleventing: failed to load provider: path=\"libPalevMissing-lttng.so\", "
         "reason=\"*cannot open shared object file*\"" AT,
         "paleventing: provider not loaded: name=\"PalevMissing\", "
-        "reason=\"no loadable libPalevMissing-lttng.so\"" AT));
+        "reason=\"no loadable libPalevMissing-lttng.so in PALEV_PROVIDER_PATH, the executable's "
+        "directory, libpaleventing's directory or the default search path\"" AT));
 }
 
 static void test_bad_file(void **state)
@@ -325,6 +357,7 @@ static void test_bad_file(void **state)
         "paleventing: failed to load provider: path=\"" DIR "/libPalevBad-lttng.so\", "
         "reason=\"" DIR "/libPalevBad-lttng.so: invalid ELF header\"" AT,
         "paleventing: failed to load provider: path=\"" BIN "/libPalevBad-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"" LIB "/libPalevBad-lttng.so\", *" AT,
         "paleventing: failed to load provider: path=\"libPalevBad-lttng.so\", *" AT,
         "paleventing: provider not loaded: name=\"PalevBad\", *" AT));
 }
@@ -341,6 +374,7 @@ static void test_missing_dependency(void **state)
         "paleventing: failed to load provider: path=\"" DIR "/libPalevNodep-lttng.so\", "
         "reason=\"libpalev_gone.so: cannot open shared object file: *\"" AT,
         "paleventing: failed to load provider: path=\"" BIN "/libPalevNodep-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"" LIB "/libPalevNodep-lttng.so\", *" AT,
         "paleventing: failed to load provider: path=\"libPalevNodep-lttng.so\", *" AT,
         "paleventing: provider not loaded: name=\"PalevNodep\", *" AT));
 }
@@ -381,6 +415,7 @@ static void test_default_search_path(void **state)
     assert_string_equal(r.out, "ret=0 loads=1\n");
     assert_lines(r.err, LINES(
         "paleventing: failed to load provider: path=\"" BIN "/libPalevFake-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"" LIB "/libPalevFake-lttng.so\", *" AT,
         "paleventing: loaded provider: name=\"PalevFake\", path=\"libPalevFake-lttng.so\"" AT));
 }
 
@@ -400,6 +435,28 @@ static void test_register_from_provider_constructor(void **state)
         "/libPalevFake-lttng.so\"" AT,
         "paleventing: loaded provider: name=\"PalevSelf\", path=\"" DIR
         "/libPalevSelf-lttng.so\"" AT));
+}
+
+/* The library's own provider comes from the library's directory, after the path and the
+ * executable's directory: this executable is not in the library's directory. */
+static void test_own_provider_beside_library(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" NOWHERE), ARGS("register"));
+    assert_string_equal(r.out, "ret= loads=0\n");
+    assert_string_equal(r.err, "");
+    assert_lines(r.own, LINES(
+        "paleventing: failed to load provider: path=\"" NOWHERE "/libPaleventing-lttng.so\", *" AT,
+        "paleventing: failed to load provider: path=\"" BIN "/libPaleventing-lttng.so\", *" AT,
+        "paleventing: loaded provider: name=\"Paleventing\", path=\"" LIB
+        "/libPaleventing-lttng.so\"" AT));
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_LTTNG=0"), ARGS("register"));
+    assert_lines(r.own, LINES("paleventing: provider not loaded: name=\"Paleventing\", "
+                              "reason=\"PALEV_LTTNG=0\"" AT));
+    run_child(&r, ENV("PALEV_PROVIDER_PATH=" NOWHERE), ARGS("register"));
+    assert_string_equal(r.own, "");
 }
 
 static void test_after_fini(void **state)
@@ -468,6 +525,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_next_to_executable),
         cmocka_unit_test(test_default_search_path),
         cmocka_unit_test(test_register_from_provider_constructor),
+        cmocka_unit_test(test_own_provider_beside_library),
         cmocka_unit_test(test_after_fini),
         cmocka_unit_test(test_invalid_providers),
         cmocka_unit_test(test_invalid_in_process),

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/* JIT symbols for perf: the public API, the perf map /tmp/perf-<pid>.map, safe file creation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Nonzero, so that "off" stays one test of the mode; cleared by the first call. */
+#define UNSTARTED 0x100
+/* perf looks for the map of process <pid> here and nowhere else. */
+#define MAP_PATH_FORMAT "/tmp/perf-%d.map"
+/* Room before the name for "<start> <size> ": two 64-bit hex numbers and two spaces. */
+#define PREFIX_MAX 34
+/* Lines up to this size are built on the stack; longer names use the heap. */
+#define LINE_STACK 1024
+/* Longer names are cut: keeps a jitdump record within its 32-bit size. */
+#define NAME_MAX_BYTES 65535
+#define CODE_MAX_BYTES (1u << 31)
+
+/* PALEV__PERFMAP_* bits of the outputs that are on, or UNSTARTED. Read with one load on every
+ * call; outputs that fail are cleared from it, never added back. */
+static int mode = UNSTARTED;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+/* Never closed: another thread may be writing to it, and a closed number could be reused. */
+static int map_fd = -1;
+static char map_path[sizeof(MAP_PATH_FORMAT) + 3 * sizeof(int)];
+
+/* One symbol being logged: line = PREFIX_MAX bytes of room, the name, one byte for '\n'. */
+struct symbol {
+    char *line;
+    size_t len;
+    char stack[LINE_STACK];
+};
+
+/* ---- safe files in shared directories ---------------------------------------------------- */
+
+/* Checked on what was actually opened, so nothing can be swapped in between. */
+static const char *not_ours(int fd)
+{
+    struct stat st;
+
+    if (fstat(fd, &st) != 0)
+        return strerror(errno);
+    if (!S_ISREG(st.st_mode))
+        return "exists and is not a regular file";
+    if (st.st_uid != geteuid())
+        return "exists and belongs to another user";
+    if (st.st_nlink != 1)
+        return "exists with several hard links";
+    return NULL;
+}
+
+/* O_EXCL creates without following any symlink; the reopen of an existing file refuses one
+ * (O_NOFOLLOW) and never truncates at open, since what it opened is only checked afterwards.
+ * O_NONBLOCK: a FIFO planted at the path must not block the host in open(). */
+int palev__perf_file_open(const char *path, int flags, const char **why)
+{
+    int base = flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    int fd = open(path, base | O_CREAT | O_EXCL, 0600);
+    int ret;
+
+    *why = NULL;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(path, base);
+    if (fd < 0) {
+        ret = -errno;
+        *why = ret == -ELOOP ? "is a symbolic link" : strerror(-ret);
+        goto end;
+    }
+    *why = not_ours(fd);
+    ret = *why ? -EEXIST : fd;
+    if (*why)
+        close(fd);
+end:
+    return ret;
+}
+
+/* ---- the perf map ------------------------------------------------------------------------- */
+
+/* Appended to when it exists and is ours: another runtime in this process may be writing it. */
+static int map_open(void)
+{
+    const char *why;
+    int ret;
+
+    snprintf(map_path, sizeof(map_path), MAP_PATH_FORMAT, (int)getpid());
+    ret = palev__perf_file_open(map_path, O_WRONLY | O_APPEND, &why);
+    if (ret < 0) {
+        palev__debug("perf map off: path=\"%s\", reason=\"%s\"", map_path, why);
+        return ret;
+    }
+    map_fd = ret;
+    palev__debug("perf map on: path=\"%s\"", map_path);
+    return 0;
+}
+
+/* The thread whose write failed first turns the map off and says why. */
+static int map_failed(ssize_t n, size_t want)
+{
+    int ret = n < 0 ? -errno : -EIO;
+
+    if (!(__atomic_fetch_and(&mode, ~PALEV__PERFMAP_MAP, __ATOMIC_RELAXED) & PALEV__PERFMAP_MAP))
+        return ret;
+    if (n < 0)
+        palev__debug("perf map off: path=\"%s\", reason=\"write: %s\"", map_path, strerror(-ret));
+    else
+        palev__debug("perf map off: path=\"%s\", reason=\"short write: %zd of %zu bytes\"",
+                     map_path, n, want);
+    return ret;
+}
+
+/* One write() of the whole line on an O_APPEND descriptor: lines of concurrent threads never
+ * interleave. The prefix goes right before the name, already in place. */
+static int map_write(struct symbol *s, const void *code, size_t size)
+{
+    char prefix[PREFIX_MAX + 1];
+    int plen = snprintf(prefix, sizeof(prefix), "%" PRIxPTR " %zx ", (uintptr_t)code, size);
+    char *line = s->line + PREFIX_MAX - plen;
+    size_t want = (size_t)plen + s->len + 1;
+    ssize_t n;
+
+    memcpy(line, prefix, (size_t)plen);
+    s->line[PREFIX_MAX + s->len] = '\n';
+    do
+        n = write(map_fd, line, want);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)want ? 0 : map_failed(n, want);
+}
+
+/* ---- starting and stopping ---------------------------------------------------------------- */
+
+/* A child forked without exec has another pid: the parent's files are not its own. */
+static void forked_child(void)
+{
+    __atomic_store_n(&mode, 0, __ATOMIC_RELAXED);
+}
+
+static void start(void)
+{
+    const struct palev__config *cfg = palev__config();
+    int on = 0;
+
+    if ((cfg->perfmap & PALEV__PERFMAP_MAP) && map_open() == 0)
+        on |= PALEV__PERFMAP_MAP;
+    if ((cfg->perfmap & PALEV__PERFMAP_JITDUMP) &&
+        palev__jitdump_open(cfg->perfmap_dir ? cfg->perfmap_dir : PALEV__JITDUMP_DIR) == 0)
+        on |= PALEV__PERFMAP_JITDUMP;
+    if (on)
+        pthread_atfork(NULL, NULL, forked_child);
+    __atomic_store_n(&mode, on, __ATOMIC_RELEASE);
+}
+
+/* The outputs to log to: opens them on the first call. */
+static int started(int m)
+{
+    if (m & UNSTARTED) {
+        pthread_once(&start_once, start);
+        m = __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
+    }
+    return m;
+}
+
+/* At exit (or dlclose): the jitdump ends with CODE_CLOSE. */
+__attribute__((destructor)) static void perfmap_stop(void)
+{
+    if (__atomic_fetch_and(&mode, ~PALEV__PERFMAP_JITDUMP, __ATOMIC_ACQ_REL) &
+        PALEV__PERFMAP_JITDUMP)
+        palev__jitdump_close();
+}
+
+/* ---- building and logging a symbol -------------------------------------------------------- */
+
+/* Room for a name of len bytes; returns how many fit: all, unless the heap is exhausted. */
+static size_t symbol_room(struct symbol *s, size_t len)
+{
+    len = len < NAME_MAX_BYTES ? len : NAME_MAX_BYTES;
+    s->line = s->stack;
+    if (PREFIX_MAX + len + 1 <= sizeof(s->stack))
+        return len;
+    s->line = palev__malloc(PREFIX_MAX + len + 1);
+    if (s->line)
+        return len;
+    s->line = s->stack;
+    return sizeof(s->stack) - PREFIX_MAX - 1;
+}
+
+/* The length of name[0..len) without a last character cut in the middle. */
+static size_t utf8_whole(const char *name, size_t len)
+{
+    size_t lead = len, need;
+    unsigned char c;
+
+    while (lead > 0 && ((unsigned char)name[lead - 1] & 0xC0) == 0x80)
+        lead--;
+    if (lead == 0)
+        return len;
+    c = (unsigned char)name[lead - 1];
+    need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    return len - (lead - 1) < need ? lead - 1 : len;
+}
+
+/* The name is the concatenation of `parts`, cut if it must be at a UTF-8 character boundary. */
+static void symbol_set(struct symbol *s, const char *const *parts, size_t count)
+{
+    size_t total = 0, room, len = 0;
+    char *name;
+
+    for (size_t i = 0; i < count; i++)
+        total += strlen(parts[i]);
+    room = symbol_room(s, total);
+    name = s->line + PREFIX_MAX;
+    for (size_t i = 0; i < count && len < room; i++) {
+        size_t n = strlen(parts[i]);
+
+        n = n < room - len ? n : room - len;
+        memcpy(name + len, parts[i], n);
+        len += n;
+    }
+    s->len = len < total ? utf8_whole(name, len) : len;
+}
+
+/* perf reads the map line by line: a newline inside a name would end the line early. */
+static void sanitize(char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (name[i] == '\n' || name[i] == '\r')
+            name[i] = ' ';
+}
+
+static int symbol_log(struct symbol *s, int m, const void *code, size_t size)
+{
+    char *name = s->line + PREFIX_MAX;
+    int ret = 0;
+
+    sanitize(name, s->len);
+    if (m & PALEV__PERFMAP_MAP)
+        ret = map_write(s, code, size);
+    if (m & PALEV__PERFMAP_JITDUMP) {
+        int err = palev__jitdump_write(code, size, name, s->len);
+
+        if (err)
+            __atomic_fetch_and(&mode, ~PALEV__PERFMAP_JITDUMP, __ATOMIC_RELAXED);
+        ret = ret ? ret : err;
+    }
+    if (s->line != s->stack)
+        free(s->line);
+    return ret;
+}
+
+static int valid_code(const void *code, size_t size)
+{
+    return code && size > 0 && size <= CODE_MAX_BYTES;
+}
+
+/* ---- the public API ------------------------------------------------------------------------ */
+
+/* The work behind each entry point, out of line: the entry points themselves keep no frame (the
+ * line buffer is big), so that while off a call is one load, one branch and a return. */
+#define SLOW __attribute__((noinline, cold))
+
+/* Every entry point starts with this load; the test of its result is the only branch while off.
+ * Acquire: a thread that sees an output's bit also sees the descriptor behind it. */
+static inline int load_mode(void)
+{
+    return __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
+}
+
+SLOW static int log_method(int m, const void *code, size_t size, const char *name)
+{
+    struct symbol s;
+
+    if ((m = started(m)) == 0)
+        return 0;
+    if (!valid_code(code, size) || !name || !*name)
+        return -EINVAL;
+    symbol_set(&s, &name, 1);
+    return symbol_log(&s, m, code, size);
+}
+
+/* Converted straight into the line: measured first, so the heap is used only for long names. */
+SLOW static int log_method_utf16(int m, const void *code, size_t size, const char16_t *name,
+                                 size_t len)
+{
+    struct symbol s;
+    size_t need, room;
+
+    if ((m = started(m)) == 0)
+        return 0;
+    need = palev_utf16_to_utf8(NULL, 0, name, len);
+    if (!valid_code(code, size) || need == 0)
+        return -EINVAL;
+    room = symbol_room(&s, need);
+    palev_utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
+    s.len = strlen(s.line + PREFIX_MAX);
+    return symbol_log(&s, m, code, size);
+}
+
+SLOW static int log_stub(int m, const void *code, size_t size, const char *kind, const char *name)
+{
+    const char *parts[] = { "stub<", kind, ">", " ", name };
+    struct symbol s;
+
+    if ((m = started(m)) == 0)
+        return 0;
+    if (!valid_code(code, size) || !kind || !*kind)
+        return -EINVAL;
+    symbol_set(&s, parts, name && *name ? 5 : 3);
+    return symbol_log(&s, m, code, size);
+}
+
+PALEV_API int palev_perfmap_is_enabled(void)
+{
+    int m = load_mode();
+
+    return __builtin_expect(m & UNSTARTED, 0) ? started(m) != 0 : m != 0;
+}
+
+PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name)
+{
+    int m = load_mode();
+
+    return __builtin_expect(m == 0, 1) ? 0 : log_method(m, code, size, name);
+}
+
+PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
+                                             size_t len)
+{
+    int m = load_mode();
+
+    return __builtin_expect(m == 0, 1) ? 0 : log_method_utf16(m, code, size, name, len);
+}
+
+PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
+                                     const char *name)
+{
+    int m = load_mode();
+
+    return __builtin_expect(m == 0, 1) ? 0 : log_stub(m, code, size, stub_kind, name);
+}

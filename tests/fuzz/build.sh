@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Build the libFuzzer targets of tests/fuzz/ with clang (ASan + UBSan + libFuzzer), directly from
+# the sources: no CMake build is needed, and the normal (gcc) build is left alone. A target is
+# rebuilt only when one of its sources is newer than it.
+# usage: tests/fuzz/build.sh OUTDIR [TARGET...]      (default: every target)
+#        CLANG=clang-14 to choose the compiler; exits 77 when clang cannot build a fuzzer.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$1
+shift
+CLANG=${CLANG:-$(command -v clang-14 || command -v clang)}
+[ -n "$CLANG" ] || { echo "SKIP: clang not found"; exit 77; }
+mkdir -p "$out" || exit 1
+
+gen_sources="util.c types.c parse.c check.c lower.c emit.c selftest.c enable_list.c"
+# Every file of libpaleventing but the one that needs generated tracepoint headers.
+pal_sources=$(cd "$top/pal" && ls *.c | grep -v '^eventsource\.c$')
+
+# sources and libraries of each target
+target_sources() {
+    case $1 in
+    fuzz_manifest) for f in $gen_sources; do echo "$top/generator/$f"; done ;;
+    *) for f in $pal_sources; do echo "$top/pal/$f"; done ;;
+    esac
+    echo "$top/tests/fuzz/$1.c"
+}
+target_libs() {
+    case $1 in
+    fuzz_manifest) echo "-lexpat" ;;
+    fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread" ;;
+    *) echo "-ldl -lpthread" ;;
+    esac
+}
+
+all_targets() {
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json
+}
+
+targets=${*:-$(all_targets)}
+flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+       -fno-sanitize-recover=all -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter
+       -I"$top/include" -I"$top/pal" -I"$top/generator")
+
+# Can this clang build a libFuzzer target at all?
+probe=$out/.probe
+if [ ! -x "$probe" ]; then
+    printf '#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' > "$probe.$$.c"
+    "$CLANG" -fsanitize=fuzzer,address,undefined "$probe.$$.c" -o "$probe.$$" 2>/dev/null ||
+        { rm -f "$probe.$$" "$probe.$$.c"; echo "SKIP: $CLANG cannot build libFuzzer targets"; exit 77; }
+    mv "$probe.$$" "$probe"
+    rm -f "$probe.$$.c"
+fi
+
+status=0
+for t in $targets; do
+    sources=$(target_sources "$t")
+    stale=0
+    [ -x "$out/$t" ] || stale=1
+    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h; do
+        [ "$s" -nt "$out/$t" ] && stale=1
+    done
+    [ $stale = 0 ] && continue
+    echo "building $t"
+    # shellcheck disable=SC2046
+    "$CLANG" "${flags[@]}" $sources -o "$out/$t.$$" $(target_libs "$t") &&
+        mv "$out/$t.$$" "$out/$t" || { rm -f "$out/$t.$$"; echo "FAIL: $t does not build"; status=1; }
+done
+exit $status

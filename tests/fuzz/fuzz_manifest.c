@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: the manifest reader, checker and every emitter, in memory (no files). */
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A text emitted file must be a C string of exactly its length: emitters build it with pg_buf. */
+static void check_files(const pg_vec *files)
+{
+    PG_VEC_EACH(pg_file, f, *files) {
+        if (!f->name || !f->name[0] || strchr(f->name, '/'))
+            __builtin_trap();
+        if (f->text.len && (!f->text.data || strlen(f->text.data) != f->text.len))
+            __builtin_trap();
+    }
+}
+
+/* What palev-gen generate, selftest and enable-list do, minus the writing: emit only for a
+ * manifest without errors, as main.c does (emitters may assume a checked model). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    pg_options opt = { 0 };
+    pg_vec files = { 0 };
+    pg_buf list = { 0 };
+    pg_manifest *m;
+
+    pg_diag_quiet(1);
+    pg_diag_reset();
+    m = pg_parse_buffer("fuzz.man", (const char *)data, size);
+    if (pg_error_count() == 0 && pg_check(m, &opt) == 0) {
+        PG_VEC_EACH(pg_provider, p, m->providers) {
+            if (!p->events.len)
+                continue;
+            pg_emit_provider(m, p, &files);
+            pg_emit_selftest(m, p, &files);
+        }
+        check_files(&files);
+        (void)pg_enable_list(m, NULL, NULL, NULL, &list);
+        (void)pg_enable_list(m, "0x1", "4", NULL, &list);
+    }
+    pg_arena_free();
+    return 0;
+}
