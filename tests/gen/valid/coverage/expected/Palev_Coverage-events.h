@@ -64,6 +64,9 @@ static inline void FireEventIntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint1
         palev_emit_Palev_Coverage_IntsAlways(I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
 }
 
+#define FireEventIntsAlways(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___IntsAlways.state) ? palev_emit_Palev_Coverage_IntsAlways(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorIntsAlways(void)
 {
     palev_event_descriptor d = { 1, 0, 0, 0, 10, 1, UINT64_C(0x1) };
@@ -87,6 +90,9 @@ static inline void FireEventMiscCritical(float F32, double F64, int32_t Flag, co
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscCritical.state))
         palev_emit_Palev_Coverage_MiscCritical(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
 }
+
+#define FireEventMiscCritical(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscCritical.state) ? palev_emit_Palev_Coverage_MiscCritical(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorMiscCritical(void)
 {
@@ -112,6 +118,9 @@ static inline void FireEventTextError(const char16_t *Wide, const char *Narrow, 
         palev_emit_Palev_Coverage_TextError(Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
 }
 
+#define FireEventTextError(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___TextError.state) ? palev_emit_Palev_Coverage_TextError(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorTextError(void)
 {
     palev_event_descriptor d = { 3, 0, 16, 2, 0, 0, UINT64_C(0x2) };
@@ -135,6 +144,9 @@ static inline void FireEventArraysWarning(uint32_t N, const int16_t *Fixed3, con
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ArraysWarning.state))
         palev_emit_Palev_Coverage_ArraysWarning(N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
 }
+
+#define FireEventArraysWarning(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ArraysWarning.state) ? palev_emit_Palev_Coverage_ArraysWarning(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorArraysWarning(void)
 {
@@ -160,6 +172,9 @@ static inline void FireEventBulkInfo(uint16_t Count, uint32_t Generation, const 
         palev_emit_Palev_Coverage_BulkInfo(Count, Generation, Values, Pair);
 }
 
+#define FireEventBulkInfo(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___BulkInfo.state) ? palev_emit_Palev_Coverage_BulkInfo(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorBulkInfo(void)
 {
     palev_event_descriptor d = { 5, 0, 0, 4, 0, 0, UINT64_C(0x8000000004) };
@@ -183,6 +198,9 @@ static inline void FireEventSingleVerbose(uint32_t Before, const Palev_Coverage_
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___SingleVerbose.state))
         palev_emit_Palev_Coverage_SingleVerbose(Before, Info);
 }
+
+#define FireEventSingleVerbose(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___SingleVerbose.state) ? palev_emit_Palev_Coverage_SingleVerbose(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorSingleVerbose(void)
 {
@@ -208,6 +226,9 @@ static inline void FireEventCommonChatty(uint32_t Value)
         palev_emit_Palev_Coverage_CommonChatty(Value);
 }
 
+#define FireEventCommonChatty(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___CommonChatty.state) ? palev_emit_Palev_Coverage_CommonChatty(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorCommonChatty(void)
 {
     palev_event_descriptor d = { 7, 0, 0, 16, 0, 0, UINT64_C(0x0) };
@@ -231,6 +252,9 @@ static inline void FireEventNames(uint64_t Heap_Size_bytes, int32_t int_, uint8_
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state))
         palev_emit_Palev_Coverage_Names(Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
 }
+
+#define FireEventNames(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state) ? palev_emit_Palev_Coverage_Names(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorNames(void)
 {
@@ -256,6 +280,9 @@ static inline void FireEventWide15(uint32_t F01, uint32_t F02, uint32_t F03, uin
         palev_emit_Palev_Coverage_Wide15(F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
 }
 
+#define FireEventWide15(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Wide15.state) ? palev_emit_Palev_Coverage_Wide15(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorWide15(void)
 {
     palev_event_descriptor d = { 9, 0, 0, 4, 0, 0, UINT64_C(0x0) };
@@ -279,6 +306,9 @@ static inline void FireEventNoTemplate(void)
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___NoTemplate.state))
         palev_emit_Palev_Coverage_NoTemplate();
 }
+
+#define FireEventNoTemplate(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___NoTemplate.state) ? palev_emit_Palev_Coverage_NoTemplate(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorNoTemplate(void)
 {
@@ -304,6 +334,9 @@ static inline void FireEventEmptyTemplate(void)
         palev_emit_Palev_Coverage_EmptyTemplate();
 }
 
+#define FireEventEmptyTemplate(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___EmptyTemplate.state) ? palev_emit_Palev_Coverage_EmptyTemplate(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorEmptyTemplate(void)
 {
     palev_event_descriptor d = { 11, 0, 0, 4, 0, 0, UINT64_C(0x0) };
@@ -327,6 +360,9 @@ static inline void FireEventScalarStart(uint32_t Value)
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart.state))
         palev_emit_Palev_Coverage_ScalarStart(Value);
 }
+
+#define FireEventScalarStart(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart.state) ? palev_emit_Palev_Coverage_ScalarStart(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorScalarStart(void)
 {
@@ -352,6 +388,9 @@ static inline void FireEventScalarStart_V1(uint32_t Value)
         palev_emit_Palev_Coverage_ScalarStart_V1(Value);
 }
 
+#define FireEventScalarStart_V1(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart_V1.state) ? palev_emit_Palev_Coverage_ScalarStart_V1(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorScalarStart_V1(void)
 {
     palev_event_descriptor d = { 12, 1, 0, 4, 1, 1, UINT64_C(0x0) };
@@ -376,6 +415,9 @@ static inline void FireEventEvent13(uint32_t Value)
         palev_emit_Palev_Coverage_Event13(Value);
 }
 
+#define FireEventEvent13(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Event13.state) ? palev_emit_Palev_Coverage_Event13(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorEvent13(void)
 {
     palev_event_descriptor d = { 13, 0, 0, 5, 0, 0, UINT64_C(0x0) };
@@ -399,6 +441,9 @@ static inline void FireEventMiscAgain(float F32, double F64, int32_t Flag, const
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state))
         palev_emit_Palev_Coverage_MiscAgain(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
 }
+
+#define FireEventMiscAgain(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state) ? palev_emit_Palev_Coverage_MiscAgain(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorMiscAgain(void)
 {

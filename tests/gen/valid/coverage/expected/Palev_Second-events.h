@@ -39,6 +39,9 @@ static inline void FireEventSecondCommon(const char *Other)
         palev_emit_Palev_Second_SecondCommon(Other);
 }
 
+#define FireEventSecondCommon(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___SecondCommon.state) ? palev_emit_Palev_Second_SecondCommon(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorSecondCommon(void)
 {
     palev_event_descriptor d = { 1, 0, 0, 3, 0, 0, UINT64_C(0x0) };
@@ -62,6 +65,9 @@ static inline void FireEventEvent2(void)
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___Event2.state))
         palev_emit_Palev_Second_Event2();
 }
+
+#define FireEventEvent2(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___Event2.state) ? palev_emit_Palev_Second_Event2(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorEvent2(void)
 {

@@ -62,6 +62,9 @@ static inline void FireEventE(const Nest_T_Outer *Outer)
         palev_emit_Nest_E(Outer);
 }
 
+#define FireEventE(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Nest___E.state) ? palev_emit_Nest_E(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorE(void)
 {
     palev_event_descriptor d = { 1, 0, 0, 0, 0, 0, UINT64_C(0x0) };

@@ -39,6 +39,9 @@ static inline void FireEventWidgetMade(uint32_t Id)
         palev_emit_Gadgets_WidgetMade(Id);
 }
 
+#define FireEventWidgetMade(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Gadgets___WidgetMade.state) ? palev_emit_Gadgets_WidgetMade(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorWidgetMade(void)
 {
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) };

@@ -39,6 +39,9 @@ static inline void FireEventMeasured(uint32_t Gr_e, const char16_t *Name)
         palev_emit_Fabrikam_Wide_Measured(Gr_e, Name);
 }
 
+#define FireEventMeasured(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Fabrikam_Wide___Measured.state) ? palev_emit_Fabrikam_Wide_Measured(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorMeasured(void)
 {
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) };

@@ -39,6 +39,9 @@ static inline void FireEventEvent103_V0(uint16_t Only_One)
         palev_emit_Contoso_Second_Event103_V0(Only_One);
 }
 
+#define FireEventEvent103_V0(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103_V0.state) ? palev_emit_Contoso_Second_Event103_V0(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorEvent103_V0(void)
 {
     palev_event_descriptor d = { 103, 0, 0, 2, 0, 0, UINT64_C(0x0) };
@@ -62,6 +65,9 @@ static inline void FireEventEvent103(void)
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103.state))
         palev_emit_Contoso_Second_Event103();
 }
+
+#define FireEventEvent103(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103.state) ? palev_emit_Contoso_Second_Event103(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorEvent103(void)
 {

@@ -39,6 +39,9 @@ static inline void FireEventRequestBegin(uint32_t Elapsed_ms, uint32_t Status_Co
         palev_emit_Contoso_Tool_Generated_RequestBegin(Elapsed_ms, Status_Code, Path);
 }
 
+#define FireEventRequestBegin(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin.state) ? palev_emit_Contoso_Tool_Generated_RequestBegin(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorRequestBegin(void)
 {
     palev_event_descriptor d = { 100, 0, 0, 4, 20, 3, UINT64_C(0x0) };
@@ -62,6 +65,9 @@ static inline void FireEventRequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd.state))
         palev_emit_Contoso_Tool_Generated_RequestEnd(Elapsed_ms, Status_Code, Path);
 }
+
+#define FireEventRequestEnd(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd.state) ? palev_emit_Contoso_Tool_Generated_RequestEnd(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorRequestEnd(void)
 {
@@ -87,6 +93,9 @@ static inline void FireEventRequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_C
         palev_emit_Contoso_Tool_Generated_RequestEnd_V2(Elapsed_ms, Status_Code, Path);
 }
 
+#define FireEventRequestEnd_V2(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2.state) ? palev_emit_Contoso_Tool_Generated_RequestEnd_V2(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorRequestEnd_V2(void)
 {
     palev_event_descriptor d = { 101, 2, 0, 20, 21, 3, UINT64_C(0x0) };
@@ -111,6 +120,9 @@ static inline void FireEventEvent102(uint32_t Elapsed_ms, uint32_t Status_Code, 
         palev_emit_Contoso_Tool_Generated_Event102(Elapsed_ms, Status_Code, Path);
 }
 
+#define FireEventEvent102(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event102.state) ? palev_emit_Contoso_Tool_Generated_Event102(__VA_ARGS__) : (void)0)
+
 static inline palev_event_descriptor EventDescriptorEvent102(void)
 {
     palev_event_descriptor d = { 102, 0, 0, 5, 21, 3, UINT64_C(0x0) };
@@ -134,6 +146,9 @@ static inline void FireEventContoso_Tool_Generated_Event103(void)
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event103.state))
         palev_emit_Contoso_Tool_Generated_Event103();
 }
+
+#define FireEventContoso_Tool_Generated_Event103(...) \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event103.state) ? palev_emit_Contoso_Tool_Generated_Event103(__VA_ARGS__) : (void)0)
 
 static inline palev_event_descriptor EventDescriptorContoso_Tool_Generated_Event103(void)
 {
