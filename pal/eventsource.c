@@ -102,17 +102,24 @@ static void json_free(char *text)
     free_fn(text);
 }
 
+/* Serialised into a stack buffer when it fits (json_dumpb), else by json_dumps(). */
 COLD static int record_value(const char *source, int32_t id, const char *name,
                              const json_t *payload)
 {
-    char *text;
+    const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY; /* any value; UTF-8 stays UTF-8 */
+    char stack[PALEV_SCRATCH_STACK_SIZE];
+    char *text = stack;
+    size_t n;
 
     if (!payload) {
         record(source, id, name, "{}");
         return 0;
     }
-    /* ENCODE_ANY: a bare scalar is valid JSON too. ENSURE_ASCII off: UTF-8 stays UTF-8. */
-    text = json_dumps(payload, JSON_COMPACT | JSON_ENCODE_ANY);
+    n = json_dumpb(payload, stack, sizeof(stack) - 1, flags);
+    if (n == 0 || n >= sizeof(stack) - 1)
+        text = json_dumps(payload, flags);
+    else
+        stack[n] = '\0';
     if (!text) {
         palev__debug("event not recorded: source=\"%s\", name=\"%s\", reason=\"jansson could "
                      "not serialise the payload (a string made with *_nocheck that is not "
@@ -120,7 +127,8 @@ COLD static int record_value(const char *source, int32_t id, const char *name,
         return -EINVAL;
     }
     record(source, id, name, text);
-    json_free(text);
+    if (text != stack)
+        json_free(text);
     return 0;
 }
 
