@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* minivm: the method compiler: decode and verify bytecode, then translate it to threaded code. */
 #include "events.h"
+#include "jit.h"
 #include "vm.h"
 
 #include <stdio.h>
@@ -277,8 +278,10 @@ static int translate(struct compiler *c)
 
     c->by_string = calloc(m->module->nstrings + 1, sizeof *c->by_string);
     m->consts = calloc(c->n + m->ncatches, sizeof *m->consts);
-    if (!code || !c->by_string || !m->consts) {
+    m->ops = malloc(c->n);
+    if (!code || !c->by_string || !m->consts || !m->ops) {
         free(code);
+        method_free_code(m);
         vm_raise(c->t, EXC_OUT_OF_MEMORY, "no memory to compile %s.%s", m->ns, m->name);
         return -1;
     }
@@ -287,9 +290,13 @@ static int translate(struct compiler *c)
             goto fail;
     if (translate_handlers(c, code) < 0)
         goto fail;
+    for (uint32_t i = 0; i < c->n; i++)
+        m->ops[i] = c->d[i].op;
     m->code = code;
     m->ninsns = c->n;
     m->max_stack = c->max_stack;
+    m->depths = c->depth; /* the JIT's, from now on */
+    c->depth = NULL;
     return 0;
 fail:
     /* Out of memory (an exception is pending): leave the method uncompiled, to retry later. */
@@ -314,7 +321,8 @@ int compile_method(struct vm_thread *t, struct method *m)
         ev_compile_failed(m, c.reason, c.err_offset);
     } else if (translate(&c) == 0) {
         t->vm->stats.methods_compiled++;
-        ev_method_load(m, now_ns() - t0);
+        ev_method_load(m, m->code, (uint32_t)(m->ninsns * sizeof *m->code), now_ns() - t0,
+                       TIER_THREADED);
         rc = 0;
     }
     free(c.d);
@@ -327,11 +335,16 @@ int compile_method(struct vm_thread *t, struct method *m)
 
 void method_free_code(struct method *m)
 {
+    jit_free(m);
     free(m->code);
     free(m->handlers);
     free(m->consts);
+    free(m->ops);
+    free(m->depths);
     m->code = NULL;
     m->handlers = NULL;
     m->consts = NULL;
+    m->ops = NULL;
+    m->depths = NULL;
     m->nconsts = 0;
 }

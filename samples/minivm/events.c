@@ -187,11 +187,11 @@ void ev_jitting_started(const struct method *m)
                                   m->name16, m->sig16);
 }
 
-void ev_method_load(const struct method *m, uint64_t compile_ns)
+void ev_method_load(const struct method *m, const void *code, uint32_t size, uint64_t compile_ns,
+                    enum code_tier tier)
 {
-    FireEventMethodLoad(id_of(m), id_of(m->module), m->code,
-                        (uint32_t)(m->ninsns * sizeof *m->code), m->bytecode_size, m->ninsns,
-                        m->max_stack, compile_ns, m->ns16, m->name16, m->sig16);
+    FireEventMethodLoad(id_of(m), id_of(m->module), code, size, m->bytecode_size, m->ninsns,
+                        m->max_stack, compile_ns, m->ns16, m->name16, m->sig16, tier);
 }
 
 void ev_compile_failed(const struct method *m, uint32_t reason, uint32_t offset)
@@ -201,7 +201,7 @@ void ev_compile_failed(const struct method *m, uint32_t reason, uint32_t offset)
 
 /* ---- exceptions -------------------------------------------------------------------------- */
 
-void ev_exception_thrown(const struct vm_thread *t, const struct method *m, const struct insn *ip)
+void ev_exception_thrown(const struct vm_thread *t, const struct method *m, const void *where)
 {
     char16_t type[128], msg[256];
     const struct vexception *e;
@@ -209,12 +209,12 @@ void ev_exception_thrown(const struct vm_thread *t, const struct method *m, cons
     if (!EventEnabledExceptionThrown())
         return;
     e = v_exc(t->exc);
-    FireEventExceptionThrown(e->kind, u16(e->type, type, 128), u16(e->message, msg, 256), ip,
+    FireEventExceptionThrown(e->kind, u16(e->type, type, 128), u16(e->message, msg, 256), where,
                              id_of(m), t->id);
 }
 
-void ev_exception_catch(const struct vm_thread *t, const struct method *m,
-                        const struct insn *handler, uint32_t frames)
+void ev_exception_catch(const struct vm_thread *t, const struct method *m, const void *handler,
+                        uint32_t frames)
 {
     char16_t type[128];
 

@@ -34,13 +34,16 @@ void ev_out_of_memory(const struct vm_thread *t, uint64_t requested, uint32_t ki
                       uint64_t heap_bytes, uint64_t limit);
 
 void ev_jitting_started(const struct method *m);
-void ev_method_load(const struct method *m, uint64_t compile_ns);
+/* code and size: the threaded code (TIER_THREADED) or the native code (TIER_NATIVE). */
+void ev_method_load(const struct method *m, const void *code, uint32_t size, uint64_t compile_ns,
+                    enum code_tier tier);
 void ev_compile_failed(const struct method *m, uint32_t reason, uint32_t offset);
 
-/* The exception is t->exc; ip is where it was thrown, in m's code. */
-void ev_exception_thrown(const struct vm_thread *t, const struct method *m, const struct insn *ip);
-void ev_exception_catch(const struct vm_thread *t, const struct method *m,
-                        const struct insn *handler, uint32_t frames);
+/* The exception is t->exc; where is the address it was thrown at, in m's threaded or native
+ * code, handler the address of the handler. */
+void ev_exception_thrown(const struct vm_thread *t, const struct method *m, const void *where);
+void ev_exception_catch(const struct vm_thread *t, const struct method *m, const void *handler,
+                        uint32_t frames);
 void ev_exception_unhandled(const struct vm_thread *t, uint32_t frames);
 
 void ev_thread_start(const struct vm_thread *t);

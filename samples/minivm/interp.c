@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* minivm: the interpreter: one handler per instruction of threaded code, calls, exceptions. */
 #include "events.h"
+#include "jit.h"
 #include "vm.h"
 
 #include <inttypes.h>
@@ -8,8 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Calls and backward jumps between two looks at whether another thread waits for the lock. */
-#define SAFEPOINT_INTERVAL 256
 /* Stack slots kept free above every frame for the values vm_raise() pushes while allocating. */
 #define STACK_SLACK 8
 
@@ -89,14 +88,26 @@ static const struct handler *find_handler(const struct method *m, const struct i
     return NULL;
 }
 
-/* Throw t->exc from ip: find the innermost handler, popping frames on the way. Returns the
- * handler's first instruction, or NULL when the entry frame was popped (unhandled). */
-static const struct insn *unwind(struct vm_thread *t, const struct insn *ip)
+/* Where ip runs in f: the instruction itself, or its native code when f runs native code (the
+ * addresses the events give, inside the code their MethodLoad announced). */
+static const void *code_address(const struct frame *f, const struct insn *ip)
 {
-    uint32_t unwound = 0;
+    return f->native ? jit_address(f->method, ip) : (const void *)ip;
+}
+
+static void throw_begin(struct vm_thread *t, const struct insn *ip)
+{
+    const struct frame *f = &t->frames[t->depth - 1];
 
     t->vm->stats.exceptions_thrown++;
-    ev_exception_thrown(t, t->frames[t->depth - 1].method, ip);
+    t->unwound = 0;
+    ev_exception_thrown(t, f->method, code_address(f, ip));
+}
+
+/* Frames entered from C or native code (ret NULL) end the walk: their caller goes on with it,
+ * so an exception crosses interpreted and native frames alike, counting every frame popped. */
+const struct insn *vm_propagate(struct vm_thread *t, const struct insn *ip)
+{
     for (;;) {
         const struct frame *f = &t->frames[t->depth - 1];
         const struct handler *h = find_handler(f->method, ip, t->exc);
@@ -105,20 +116,25 @@ static const struct insn *unwind(struct vm_thread *t, const struct insn *ip)
             t->locals = f->locals;
             t->sp = f->locals + f->method->nlocals;
             *t->sp++ = t->exc;
-            ev_exception_catch(t, f->method, h->target, unwound);
+            ev_exception_catch(t, f->method, code_address(f, h->target), t->unwound);
             t->exc = v_nil();
             return h->target;
         }
         t->sp = f->locals;
         t->depth--;
-        unwound++;
+        t->unwound++;
         if (!f->ret)
             break;
         ip = f->ret - 1; /* the call instruction in the caller */
     }
-    t->locals = NULL;
-    ev_exception_unhandled(t, unwound);
+    t->locals = t->depth ? t->frames[t->depth - 1].locals : NULL;
     return NULL;
+}
+
+const struct insn *vm_throw(struct vm_thread *t, const struct insn *ip)
+{
+    throw_begin(t, ip);
+    return vm_propagate(t, ip);
 }
 
 /* ---- calls ------------------------------------------------------------------------------- */
@@ -152,12 +168,30 @@ static int ensure_compiled(struct vm_thread *t, struct method *m)
     return -1;
 }
 
+/* Threaded code on the first call; native code too once the JIT's threshold is reached. */
+static int prepare_call(struct vm_thread *t, struct method *m)
+{
+    if (ensure_compiled(t, m) < 0)
+        return -1;
+    jit_count_call(t, m);
+    return 0;
+}
+
+/* Run m, whose frame (ret NULL) was just pushed, until it returns (0) or an exception leaves
+ * it (-1, its frames popped). Interpreted callees run in this loop; native ones in their own. */
+static int activate(struct vm_thread *t, struct method *m)
+{
+    if (m->native)
+        return jit_run(t, m);
+    for (const struct insn *ip = m->code; ip;)
+        ip = ip->fn(t, ip);
+    return t->exc.tag == V_NIL ? 0 : -1;
+}
+
 int interp_run(struct vm_thread *t, struct method *m)
 {
-    const struct insn *ip;
-
     t->budget = SAFEPOINT_INTERVAL;
-    if (ensure_compiled(t, m) < 0 || push_frame(t, m, NULL) < 0) {
+    if (prepare_call(t, m) < 0 || push_frame(t, m, NULL) < 0) {
         /* Nothing ran: the exception is thrown by the runtime, from no instruction. */
         t->vm->stats.exceptions_thrown++;
         ev_exception_thrown(t, m, NULL);
@@ -165,9 +199,20 @@ int interp_run(struct vm_thread *t, struct method *m)
         ev_exception_unhandled(t, 0);
         return -1;
     }
-    for (ip = m->code; ip;)
-        ip = ip->fn(t, ip);
-    return t->exc.tag == V_NIL ? 0 : -1;
+    if (activate(t, m) == 0)
+        return 0;
+    ev_exception_unhandled(t, t->unwound);
+    return -1;
+}
+
+int vm_call(struct vm_thread *t, struct method *m, const struct insn *ip)
+{
+    if (prepare_call(t, m) < 0 || push_frame(t, m, NULL) < 0) {
+        throw_begin(t, ip);
+        return -1;
+    }
+    poll(t);
+    return activate(t, m);
 }
 
 /* ---- text of values ---------------------------------------------------------------------- */
@@ -210,7 +255,7 @@ struct vstring *vm_to_string(struct vm_thread *t, value v)
 
 #define HANDLER(name) \
     static const struct insn *op_##name(struct vm_thread *t, const struct insn *ip)
-#define THROW(kind, ...) return (vm_raise(t, kind, __VA_ARGS__), unwind(t, ip))
+#define THROW(kind, ...) return (vm_raise(t, kind, __VA_ARGS__), vm_throw(t, ip))
 
 HANDLER(NOP) { (void)t; return ip + 1; }
 HANDLER(PUSH) { *t->sp++ = v_int(ip->a.i); return ip + 1; }
@@ -323,14 +368,17 @@ HANDLER(JNZ)
     return truthy(*--t->sp) ? ip->a.target : ip + 1;
 }
 
+/* An interpreted callee goes on in this loop; a native one runs to its end first. */
 HANDLER(CALL)
 {
     struct method *m = ip->a.method;
 
-    if (ensure_compiled(t, m) < 0 || push_frame(t, m, ip + 1) < 0)
-        return unwind(t, ip);
+    if (prepare_call(t, m) < 0 || push_frame(t, m, m->native ? NULL : ip + 1) < 0)
+        return vm_throw(t, ip);
     poll(t);
-    return m->code;
+    if (!m->native)
+        return m->code;
+    return jit_run(t, m) == 0 ? ip + 1 : vm_propagate(t, ip);
 }
 
 HANDLER(CALLN)
@@ -339,7 +387,7 @@ HANDLER(CALLN)
     value *args = t->sp - n->nargs, out = v_nil();
 
     if (n->fn(t, args, &out) < 0)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp = args;
     *t->sp++ = out;
     return ip + 1;
@@ -361,7 +409,7 @@ HANDLER(RET)
 HANDLER(SPAWN)
 {
     if (ensure_compiled(t, ip->a.method) < 0 || pool_submit(t, ip->a.method) < 0)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     return ip + 1;
 }
 
@@ -377,14 +425,14 @@ HANDLER(THROW)
     struct vexception *e;
 
     if (!msg)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp[-1] = v_ref(msg);
     e = heap_new_exception(t, EXC_USER, v_ref(ip->a.str), t->sp[-1]);
     if (!e)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp--;
     t->exc = v_ref(e);
-    return unwind(t, ip);
+    return vm_throw(t, ip);
 }
 
 HANDLER(EXCTYPE)
@@ -415,7 +463,7 @@ HANDLER(NEWARR)
     if (n.u.i < 0)
         THROW(EXC_INDEX_OUT_OF_RANGE, "negative array length %" PRId64, n.u.i);
     if (!(a = heap_new_array(t, (size_t)n.u.i)))
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp[-1] = v_ref(a);
     return ip + 1;
 }
@@ -445,7 +493,7 @@ HANDLER(ALOAD)
     if (!is_array && !v_is(c, OBJ_STRING))
         THROW(EXC_TYPE, "aload expects an array or a string, got %s", type_name(c));
     if (index_in(t, t->sp[-1], is_array ? v_arr(c)->len : v_str(c)->len, &i) < 0)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp[-2] = is_array ? v_arr(c)->items[i] : v_int((unsigned char)v_str(c)->data[i]);
     t->sp--;
     return ip + 1;
@@ -459,7 +507,7 @@ HANDLER(ASTORE)
     if (!v_is(a, OBJ_ARRAY))
         THROW(EXC_TYPE, "astore expects an array, got %s", type_name(a));
     if (index_in(t, t->sp[-2], v_arr(a)->len, &i) < 0)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     v_arr(a)->items[i] = t->sp[-1];
     heap_write_barrier(&t->vm->heap, a.u.o, t->sp[-1]);
     t->sp -= 3;
@@ -481,7 +529,7 @@ HANDLER(STR)
     struct vstring *s = vm_to_string(t, t->sp[-1]);
 
     if (!s)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     t->sp[-1] = v_ref(s);
     return ip + 1;
 }
@@ -496,7 +544,7 @@ HANDLER(CAT)
     struct vstring *s = heap_new_string(t, NULL, la + lb);
 
     if (!s)
-        return unwind(t, ip);
+        return vm_throw(t, ip);
     memcpy(s->data, a, la);
     memcpy(s->data + la, b, lb);
     t->sp[-2] = v_ref(s);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* minivm: the command line: load a program (or the built-in workload), run it, report. */
 #include "events.h"
+#include "jit.h"
 #include "vm.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <paleventing.h>
 #include <stdio.h>
@@ -15,10 +17,14 @@
 #define WORKLOAD_PATH "minivm:workload.masm"
 
 static const char usage[] =
-    "usage: minivm [-w WORKERS] [-m HEAP_MIB] [-y YOUNG_KIB] [-t MS] [-v] [PROGRAM.masm [ARG...]]\n"
+    "usage: minivm [-w WORKERS] [-m HEAP_MIB] [-y YOUNG_KIB] [-t MS] [-v] [--jit=MODE | -J]\n"
+    "              [PROGRAM.masm [ARG...]]\n"
     "Runs PROGRAM (samples/minivm/README.md describes the assembly), or without one the built-in\n"
     "workload for MS milliseconds (default 2500). Exit status: main's integer result (0 if it\n"
-    "returns anything else), 1 for an unhandled exception, 2 for usage and program errors.\n";
+    "returns anything else), 1 for an unhandled exception, 2 for usage and program errors.\n"
+    "--jit=MODE: native x86-64 code for hot methods (hot, the default: on the 100th call), for\n"
+    "every method on its first call (all, or -J), on the Nth call (a number), or never (off).\n"
+    "Elsewhere than on x86-64 it is accepted and everything stays interpreted.\n";
 
 struct options {
     struct vm_config config;
@@ -45,15 +51,38 @@ static int parse_size(const char *s, unsigned long min, unsigned long max, unsig
     return !errno && *s && !*end && *out >= min && *out <= max ? 0 : -1;
 }
 
+/* --jit=off|hot|all|N: the call that compiles a method to native code (0: none). */
+static int parse_jit(const char *s, uint32_t *threshold)
+{
+    static const struct {
+        const char *name;
+        uint32_t threshold;
+    } modes[] = { { "off", 0 }, { "hot", JIT_HOT_CALLS }, { "all", 1 } };
+    unsigned long v;
+
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(s, modes[i].name) == 0) {
+            *threshold = modes[i].threshold;
+            return 0;
+        }
+    if (parse_size(s, 1, UINT32_MAX, &v) < 0)
+        return -1;
+    *threshold = (uint32_t)v;
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
+    static const struct option longs[] = { { "jit", required_argument, NULL, 'j' },
+                                           { NULL, 0, NULL, 0 } };
     unsigned long v;
     int c;
 
     *o = (struct options){ .config = { .workers = 3, .heap_limit = 64u << 20,
-                                       .young_budget = 512u << 10 },
+                                       .young_budget = 512u << 10,
+                                       .jit_threshold = JIT_HOT_CALLS },
                            .duration_ms = "2500" };
-    while ((c = getopt(argc, argv, "+w:m:y:t:vh")) != -1) {
+    while ((c = getopt_long(argc, argv, "+w:m:y:t:vJh", longs, NULL)) != -1) {
         if (c == 'w' && parse_size(optarg, 1, 64, &v) == 0)
             o->config.workers = (uint32_t)v;
         else if (c == 'm' && parse_size(optarg, 1, 1u << 20, &v) == 0)
@@ -64,11 +93,17 @@ static int parse_options(int argc, char **argv, struct options *o)
             o->duration_ms = optarg;
         else if (c == 'v')
             o->config.verbose = 1;
+        else if (c == 'J')
+            o->config.jit_threshold = 1;
+        else if (c == 'j' && parse_jit(optarg, &o->config.jit_threshold) == 0)
+            continue;
         else {
             fputs(usage, c == 'h' ? stdout : stderr);
             return c == 'h' ? 0 : 2;
         }
     }
+    if (!jit_available())
+        o->config.jit_threshold = 0;
     o->program = optind < argc ? argv[optind] : NULL;
     o->args = o->program ? (const char *const *)argv + optind + 1 : &o->duration_ms;
     o->nargs = o->program ? argc - optind - 1 : 1;
@@ -170,11 +205,11 @@ static void report(const struct vm *vm, uint64_t run_ns)
 {
     fprintf(stderr,
             "minivm: %.3f s, %" PRIu32 " collections, %" PRIu64 " bytes allocated, %" PRIu32
-            " methods compiled, %" PRIu64 " exceptions thrown (%" PRIu64 " unhandled), %" PRIu64
-            " work items\n",
+            " methods compiled (%" PRIu32 " to native code), %" PRIu64
+            " exceptions thrown (%" PRIu64 " unhandled), %" PRIu64 " work items\n",
             (double)run_ns / 1e9, vm->heap.gc_count, vm->heap.total_allocated,
-            vm->stats.methods_compiled, vm->stats.exceptions_thrown, vm->stats.unhandled,
-            vm->stats.work_items);
+            vm->stats.methods_compiled, vm->stats.methods_jitted, vm->stats.exceptions_thrown,
+            vm->stats.unhandled, vm->stats.work_items);
 }
 
 int main(int argc, char **argv)

@@ -14,6 +14,7 @@
 struct vm;
 struct vm_thread;
 struct insn;
+struct jit_code;
 
 /* ---- values and heap objects ------------------------------------------------------------ */
 
@@ -26,6 +27,9 @@ typedef struct value {
         struct obj *o;
     } u;
 } value;
+
+/* The numbering is the manifest's CodeTierMap: what a MethodLoad's address and size describe. */
+enum code_tier { TIER_THREADED, TIER_NATIVE };
 
 /* The numbering is the manifest's ObjectKindMap. */
 enum obj_kind { OBJ_STRING, OBJ_ARRAY, OBJ_EXCEPTION, OBJ_KIND_COUNT };
@@ -111,8 +115,16 @@ struct method {
     struct handler *handlers;
     struct obj **consts;              /* string constants the code points at: GC roots */
     uint32_t nconsts;
+    uint8_t *ops;                     /* the opcode of each instruction, for the JIT */
+    int32_t *depths;                  /* operand stack depth before each one; -1: unreachable */
     int failed;                       /* refused: every call throws InvalidProgramError */
     char error[160];
+
+    /* The native tier (jit.c): set once the method is hot, or on its first call with --jit=all. */
+    int (*native)(struct vm_thread *t, value *locals);
+    struct jit_code *jit;
+    uint32_t calls;                   /* calls counted towards the JIT's threshold */
+    int jit_refused;                  /* the JIT gave up on it: it stays interpreted */
 };
 
 enum module_kind { MODULE_BUILTIN, MODULE_FILE }; /* the manifest's ModuleKindMap */
@@ -193,6 +205,16 @@ insn_fn interp_handler(enum opcode op);
  * unhandled exception in t->exc. */
 int interp_run(struct vm_thread *t, struct method *m);
 
+/* For native code (jit.c): call m, whose arguments are on top of t's stack, from the instruction
+ * ip of the method in the top frame. Returns 0 with the result pushed, or -1 with an exception
+ * in flight (already thrown: ExceptionThrown fired) and every frame above the caller's popped. */
+int vm_call(struct vm_thread *t, struct method *m, const struct insn *ip);
+/* Throw t->exc from ip in the top frame / go on unwinding an exception in flight from there.
+ * Returns the handler to continue at (the exception pushed), or NULL when the exception left
+ * the frames of this activation: the first frame entered from C (ret NULL) was popped too. */
+const struct insn *vm_throw(struct vm_thread *t, const struct insn *ip);
+const struct insn *vm_propagate(struct vm_thread *t, const struct insn *ip);
+
 /* The objects the runtime itself needs (exception type names, a preallocated
  * OutOfMemoryError). Returns 0 or -1. */
 int vm_init_objects(struct vm_thread *t);
@@ -245,9 +267,13 @@ enum thread_kind { THREAD_MAIN, THREAD_POOL_WORKER, THREAD_SAMPLER };
 
 struct frame {
     struct method *method;
-    const struct insn *ret;   /* where the caller continues; NULL for the entry frame */
+    const struct insn *ret;   /* where the caller continues; NULL: entered from C or native code */
     value *locals;
+    int native;               /* running the method's native code (jit.c), not its threaded code */
 };
+
+/* Calls and backward jumps between two looks at whether another thread waits for the lock. */
+#define SAFEPOINT_INTERVAL 256
 
 struct vm_thread {
     struct vm *vm;
@@ -260,6 +286,7 @@ struct vm_thread {
     value *locals;            /* locals of the top frame */
     value exc;                /* exception in flight, or unhandled after interp_run() */
     uint32_t budget;          /* calls and back jumps until the next safepoint check */
+    uint32_t unwound;         /* frames popped since the exception in flight was thrown */
     int raising;              /* inside vm_raise(): an allocation failure uses vm->oom */
     uint64_t work_items, start_ns;
     struct vm_thread *next;   /* registry of threads whose stacks are roots */
@@ -316,13 +343,14 @@ void pool_stop(struct vm *vm);
 /* ---- the VM ----------------------------------------------------------------------------- */
 
 struct vm_stats {
-    uint32_t methods_compiled;
+    uint32_t methods_compiled, methods_jitted;
     uint64_t exceptions_thrown, unhandled, work_items;
 };
 
 struct vm_config {
     uint32_t workers;
     size_t heap_limit, young_budget;
+    uint32_t jit_threshold;   /* native code on a method's Nth call; 0: never (jit.h) */
     int verbose;
 };
 

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # minivm traced for real: its built-in workload with every Palev_Runtime event and the
 # EventSource tracepoint, then sample_minivm_check.py reads the trace (bt2) and checks that the
-# values agree with each other (collections, code addresses, exceptions, threads, work items).
-# usage: sample_minivm.sh MINIVM WORKDIR
+# values agree with each other (collections, code addresses, exceptions, threads, work items),
+# and that the native code the MethodLoad events announce is where the perf map puts it.
+# usage: sample_minivm.sh MINIVM WORKDIR [JIT_MODE]    (minivm's --jit, default hot)
 set -u
-minivm=$1 work=$2
+minivm=$1 work=$2 jit=${3:-hot}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 palev_require_sessiond
@@ -25,13 +26,22 @@ lttng enable-channel -u -s "$session" --subbuf-size=4M --num-subbuf=4 ch >/dev/n
     lttng enable-event -u -s "$session" -c ch 'Palev_Runtime:*' >/dev/null &&
     lttng enable-event -u -s "$session" -c ch Paleventing:EventSource >/dev/null &&
     lttng start "$session" >/dev/null || palev_fail "cannot set up session $session"
-"$minivm" -t 2000 > "$work/minivm.out" &
+PALEV_PERFMAP=1 "$minivm" --jit="$jit" -t 2000 > "$work/minivm.out" &
 pid=$!
+map=/tmp/perf-$pid.map
+trap 'rm -f "$map"; palev_cleanup_sessions' EXIT
 wait $pid || palev_fail "minivm exited $?"
 palev_session_stop "$session"
+perfmap=()
+if [ "$jit" = off ]; then
+    [ ! -e "$map" ] || palev_fail "--jit=off wrote a perf map"
+else
+    mv "$map" "$work/perf.map" || palev_fail "no perf map $map"
+    perfmap=(--perfmap "$work/perf.map")
+fi
 grep -q "^workload: [0-9]* rounds, checksum 8040$" "$work/minivm.out" ||
     palev_fail "unexpected workload output: $(cat "$work/minivm.out")"
 if babeltrace2 "$work/trace" 2>&1 >/dev/null | grep -i discarded; then
     palev_fail "events were discarded: the checks need all of them"
 fi
-/usr/bin/python3 "$here/sample_minivm_check.py" "$work/trace" "$pid"
+/usr/bin/python3 "$here/sample_minivm_check.py" "$work/trace" "$pid" --jit "$jit" "${perfmap[@]}"

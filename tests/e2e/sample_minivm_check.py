@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
 # minivm's events in one trace are plausible and agree with each other: collections pair up and
-# add up, code addresses fall inside the code the method loads announced, exceptions are caught
-# or reported unhandled exactly once, threads start and stop, work items flow through the queue.
-# usage: sample_minivm_check.py TRACE_DIR PID   (the trace needs the vpid and vtid contexts)
+# add up, code addresses fall inside the code the method loads announced (threaded or native),
+# native code is where the perf map says, exceptions are caught or reported unhandled exactly
+# once, threads start and stop, work items flow through the queue.
+# usage: sample_minivm_check.py TRACE_DIR PID [--jit off|hot|all] [--perfmap /tmp/perf-PID.map]
+#        (the trace needs the vpid and vtid contexts; --jit is the minivm option of the run)
+import argparse
 import collections
 import json
 import sys
@@ -11,6 +14,7 @@ import sys
 import bt2
 
 INSN_SIZE = 16          # sizeof(struct insn): code size = instructions * 16
+THREADED, NATIVE = 0, 1  # MethodLoad.Tier (CodeTierMap)
 TICK_BYTES = 100 * 1024  # allocation tick threshold
 # Frames popped between throw and catch in the workload: Tasks.faults catches what Faults.deep
 # throws 6 frames down; 4094 frames of Faults.forever fit under main and warmup (4096 at most).
@@ -125,20 +129,31 @@ def check_gc_rare(d, evs):
               f'allocation tick of {a["AllocationAmount"]} bytes')
 
 
-def check_methods(d):
-    started = {f['MethodID']: f for _, f, _ in d['MethodJittingStarted']}
-    loads = {}
-    for _, m, _ in d['MethodLoad']:
-        mid = m['MethodID']
-        check(mid not in loads, f'method {m["MethodName"]} loaded twice')
-        loads[mid] = m
-        j = started.get(mid)
-        check(j is not None and j['MethodName'] == m['MethodName'] and
-              j['BytecodeSize'] == m['BytecodeSize'],
-              f'method {m["MethodName"]}: no matching MethodJittingStarted')
-        check(m['MethodSize'] == m['InstructionCount'] * INSN_SIZE and m['MethodStartAddress'] != 0,
-              f'method {m["MethodName"]}: size {m["MethodSize"]} for '
-              f'{m["InstructionCount"]} instructions')
+def check_load(m, loads, started):
+    """One MethodLoad: after its MethodJittingStarted; threaded code first, then native code."""
+    mid, tier, name = m['MethodID'], m['Tier'], m['MethodName']
+    check(tier not in loads[mid], f'method {name} loaded twice with tier {tier}')
+    check(tier == THREADED or THREADED in loads[mid], f'method {name}: native code before threaded')
+    loads[mid][tier] = m
+    j = started.get(mid)
+    check(j is not None and j['MethodName'] == name and j['BytecodeSize'] == m['BytecodeSize'],
+          f'method {name}: no matching MethodJittingStarted')
+    check(m['MethodStartAddress'] != 0 and m['MethodSize'] > 0, f'method {name}: no code')
+    if tier == THREADED:
+        check(m['MethodSize'] == m['InstructionCount'] * INSN_SIZE,
+              f'method {name}: size {m["MethodSize"]} for {m["InstructionCount"]} instructions')
+
+
+def check_methods(d, evs, jit):
+    started, loads = {}, collections.defaultdict(dict)
+    for name, f, _ in evs:
+        if name == 'MethodJittingStarted':
+            started[f['MethodID']] = f
+        elif name == 'MethodLoad':
+            check_load(f, loads, started)
+    native = sum(1 for m in loads.values() if NATIVE in m)
+    want = {'off': native == 0, 'hot': 0 < native < len(loads), 'all': native == len(loads)}
+    check(want.get(jit, True), f'--jit={jit}: {native} of {len(loads)} methods got native code')
     failed = [f for _, f, _ in d['MethodCompileFailed']]
     check(len(failed) == 1 and failed[0]['MethodName'] == 'underflow' and failed[0]['Reason'] == 0,
           'expected Workload.Broken.underflow to fail with StackUnderflow')
@@ -146,7 +161,7 @@ def check_methods(d):
     if check(len(mods) == 1 and len(d['ModuleUnload']) == 1,
              'expected one ModuleLoad and one ModuleUnload'):
         mod, unl = mods[0][1], d['ModuleUnload'][0][1]
-        check(all(m['ModuleID'] == mod['ModuleID'] for m in loads.values()),
+        check(all(m['ModuleID'] == mod['ModuleID'] for t in loads.values() for m in t.values()),
               'methods of another module')
         check(unl['ModuleGuid'] == mod['ModuleGuid'] and unl['MethodsCompiled'] == len(loads),
               'ModuleUnload disagrees with ModuleLoad')
@@ -154,14 +169,40 @@ def check_methods(d):
     return loads
 
 
-def inside(loads, mid, addr):
-    m = loads.get(mid)
-    if m is None:
-        return False
-    return m['MethodStartAddress'] <= addr < m['MethodStartAddress'] + m['MethodSize']
+def tier_at(loads, mid, addr):
+    """The tier of the code of method mid that holds addr, or None."""
+    for tier, m in loads.get(mid, {}).items():
+        if m['MethodStartAddress'] <= addr < m['MethodStartAddress'] + m['MethodSize']:
+            return tier
+    return None
 
 
-def check_exceptions(evs, loads):
+def inside(loads, mid, addr, counts=None):
+    tier = tier_at(loads, mid, addr)
+    if counts is not None and tier is not None:
+        counts[tier] += 1
+    return tier is not None
+
+
+def check_perfmap(path, loads):
+    """Every native MethodLoad is the perf map line of "Namespace.Name[jit]", and only they are."""
+    lines = {}
+    with open(path) as f:
+        for line in f:
+            start, size, name = line.rstrip('\n').split(' ', 2)
+            check(name not in lines, f'perf map: {name} twice')
+            lines[name] = (int(start, 16), int(size, 16))
+    native = [t[NATIVE] for t in loads.values() if NATIVE in t]
+    for m in native:
+        name = f'{m["MethodNamespace"]}.{m["MethodName"]}[jit]'
+        check(lines.get(name) == (m['MethodStartAddress'], m['MethodSize']),
+              f'perf map: {name} is {lines.get(name)}, MethodLoad says '
+              f'({m["MethodStartAddress"]:#x}, {m["MethodSize"]})')
+    check(len(lines) == len(native), f'perf map: {len(lines)} lines, {len(native)} native loads')
+    return len(lines)
+
+
+def check_exceptions(evs, loads, in_tier):
     pending = {}
     thrown = outcome = 0
     for name, f, _ in evs:
@@ -170,7 +211,7 @@ def check_exceptions(evs, loads):
             check(t not in pending, f'thread {t}: a throw while another was in flight')
             pending[t] = f
             thrown += 1
-            check(f['ThrowAddress'] == 0 or inside(loads, f['MethodID'], f['ThrowAddress']),
+            check(f['ThrowAddress'] == 0 or inside(loads, f['MethodID'], f['ThrowAddress'], in_tier),
                   f'throw address {f["ThrowAddress"]:#x} outside method {f["MethodID"]}')
         elif name in ('ExceptionCatch', 'ExceptionUnhandled'):
             t = f['ManagedThreadID']
@@ -180,7 +221,7 @@ def check_exceptions(evs, loads):
                          f'thread {t}: {name} of {f["ExceptionType"]} without a throw before it'):
                 continue
             if name == 'ExceptionCatch':
-                check(inside(loads, f['MethodID'], f['HandlerAddress']),
+                check(inside(loads, f['MethodID'], f['HandlerAddress'], in_tier),
                       f'handler address {f["HandlerAddress"]:#x} outside method {f["MethodID"]}')
                 want = FRAMES_UNWOUND.get(f['ExceptionType'])
                 check(want is None or f['FramesUnwound'] == want,
@@ -237,7 +278,8 @@ def check_totals(d, loads, thrown):
     if not check(stop and d['RuntimeStart'], 'no RuntimeStart/RuntimeStop'):
         return
     check(stop['GCCount'] == len(d['GCStart']), 'RuntimeStop.GCCount != GCStart events')
-    check(stop['MethodsCompiled'] == len(loads), 'RuntimeStop.MethodsCompiled != MethodLoad events')
+    check(stop['MethodsCompiled'] == len(loads),
+          'RuntimeStop.MethodsCompiled != methods with a MethodLoad')
     check(stop['ExceptionsThrown'] == thrown,
           'RuntimeStop.ExceptionsThrown != ExceptionThrown events')
     last = d['GCHeapStats'][-1][1]['TotalAllocatedBytes'] if d['GCHeapStats'] else 0
@@ -252,12 +294,24 @@ def check_totals(d, loads, thrown):
 
 
 def main():
-    evs = read(sys.argv[1], int(sys.argv[2]))
+    ap = argparse.ArgumentParser()
+    ap.add_argument('trace')
+    ap.add_argument('pid', type=int)
+    ap.add_argument('--jit', default='hot')
+    ap.add_argument('--perfmap')
+    args = ap.parse_args()
+    evs = read(args.trace, args.pid)
     d = by_name(evs)
     check_gc(d)
     check_gc_rare(d, evs)
-    loads = check_methods(d)
-    thrown = check_exceptions(evs, loads)
+    loads = check_methods(d, evs, args.jit)
+    mapped = check_perfmap(args.perfmap, loads) if args.perfmap else 0
+    in_tier = collections.Counter()
+    thrown = check_exceptions(evs, loads, in_tier)
+    # Native code throws and catches too: with --jit=all only it does.
+    check(args.jit == 'off' or in_tier[NATIVE] > 0, 'no throw or catch address in native code')
+    check(args.jit != 'all' or in_tier[THREADED] == 0,
+          f'--jit=all: {in_tier[THREADED]} throw/catch addresses in threaded code')
     workers = d['RuntimeStart'][0][1]['WorkerThreads'] if d['RuntimeStart'] else 0
     check_threads(d, evs, workers)
     check_pool(evs, d)
@@ -265,8 +319,11 @@ def main():
     if failures:
         print('\n'.join('FAIL: ' + f for f in failures), file=sys.stderr)
         return 1
+    native = sum(1 for t in loads.values() if NATIVE in t)
     print(f'{len(evs)} events of minivm consistent: {len(d["GCStart"])} collections, '
-          f'{len(loads)} methods, {thrown} exceptions, {len(d["ThreadStart"])} threads, '
+          f'{len(loads)} methods ({native} with native code, {mapped} in the perf map), '
+          f'{thrown} exceptions (addresses: {in_tier[NATIVE]} in native code, '
+          f'{in_tier[THREADED]} in threaded code), {len(d["ThreadStart"])} threads, '
           f'{len(d["ThreadPoolEnqueue"])} work items')
     return 0
 

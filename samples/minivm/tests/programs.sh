@@ -65,5 +65,9 @@ echo "refused method and uncaught exception: exit 1 with the exception"
 printf '.method M.main(args)\n    load args\n    push 1\n    aload\n    call std.int\n    ret\n.end\n' > args.masm
 run 7 args.masm six 7
 run 2 -w 0
+run 2 --jit=fast args.masm
+run 2 --jit=0 args.masm
+run 7 --jit=all args.masm six 7
+run 7 -J args.masm six 7
 run 2 /nonexistent.masm
-echo "main's result is the exit status; usage errors exit 2"
+echo "main's result is the exit status; usage errors (a bad --jit too) exit 2"
