@@ -14,6 +14,7 @@ static int parse_source_filter(struct palev__config *cfg, const char *value);
 static int parse_name_filter(struct palev__config *cfg, const char *value);
 static int parse_perfmap(struct palev__config *cfg, const char *value);
 static int parse_perfmap_dir(struct palev__config *cfg, const char *value);
+static int parse_fork_hooks(struct palev__config *cfg, const char *value);
 
 /* Each parser gets NULL when its variable is unset and must then leave the default alone. */
 static const struct env_var {
@@ -27,12 +28,21 @@ static const struct env_var {
     { "PALEV_EVENTNAME_FILTER", parse_name_filter },
     { "PALEV_PERFMAP", parse_perfmap },
     { "PALEV_PERFMAP_DIR", parse_perfmap_dir },
+    { "PALEV_FORK_HOOKS", parse_fork_hooks },
 };
 
 static int parse_lttng(struct palev__config *cfg, const char *value)
 {
     if (value && strcmp(value, "0") == 0)
         cfg->lttng = 0;
+    return 0;
+}
+
+/* "0": the host calls liblttng-ust's fork hooks itself (calling them twice would deadlock). */
+static int parse_fork_hooks(struct palev__config *cfg, const char *value)
+{
+    if (value && strcmp(value, "0") == 0)
+        cfg->fork_hooks = 0;
     return 0;
 }
 
@@ -99,7 +109,7 @@ int palev__config_parse(struct palev__config *cfg, palev__getenv_fn *getenv_fn)
 {
     int ret = 0;
 
-    *cfg = (struct palev__config){ .lttng = 1 };
+    *cfg = (struct palev__config){ .lttng = 1, .fork_hooks = 1 };
     for (size_t i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
         int err = env_vars[i].parse(cfg, getenv_fn(env_vars[i].name));
 

@@ -53,6 +53,7 @@ struct palev__config {
     struct palev__filter name_filter;       /* PALEV_EVENTNAME_FILTER */
     int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
     char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
+    int fork_hooks;             /* register liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
 };
 
 typedef const char *palev__getenv_fn(const char *name);
@@ -110,5 +111,8 @@ size_t palev__utf8_encode(uint32_t cp, char out[4]);
 /* The allocator behind every allocation of the library (malloc); tests replace it to inject
  * failures. What it returns is released with free(). */
 extern void *(*palev__malloc)(size_t size);
+
+/* fork.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork(). */
+void palev__fork_hooks(void);
 
 #endif /* PALEV_INTERNAL_H */

@@ -64,6 +64,30 @@ static void test_lttng(void **state)
     check_lttng("no", 1);
 }
 
+static void check_fork_hooks(const char *value, int want)
+{
+    const char *env[] = { "PALEV_FORK_HOOKS", value, NULL };
+    struct palev__config cfg = parse(env);
+
+    assert_int_equal(cfg.fork_hooks, want);
+    palev__config_free(&cfg);
+}
+
+/* On unless exactly "0": a host registering the hooks itself turns ours off. */
+static void test_fork_hooks(void **state)
+{
+    const char *none[] = { NULL };
+    struct palev__config cfg = parse(none);
+
+    (void)state;
+    assert_int_equal(cfg.fork_hooks, 1);
+    palev__config_free(&cfg);
+    check_fork_hooks("0", 0);
+    check_fork_hooks("1", 1);
+    check_fork_hooks("", 1);
+    check_fork_hooks("off", 1);
+}
+
 static void check_debug(const char *value, int want)
 {
     const char *env[] = { "PALEV_DEBUG", value, NULL };
@@ -221,6 +245,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unset),
         cmocka_unit_test(test_lttng),
+        cmocka_unit_test(test_fork_hooks),
         cmocka_unit_test(test_debug),
         cmocka_unit_test(test_provider_path),
         cmocka_unit_test(test_eventsource_filters),
