@@ -136,10 +136,17 @@ create_session() {
         { [ -z "$events" ] || lttng enable-event -u -s "$session" -c ch "$events" >/dev/null; } &&
         lttng enable-event -u -s "$session" -c ch Paleventing:EventSource >/dev/null ||
         fail "cannot enable the events in session $session"
-    lttng start "$session" >/dev/null || fail "lttng start failed"
     local n
     n=$(echo "$events" | tr ',' '\n' | grep -c .)
     echo "collect: session $session records $n events of $(basename "$manifest") and Paleventing:EventSource"
+}
+
+# babeltrace2 attaches to a live session at its most recent data: it must be attached before
+# the session starts, or the command's first events go by unseen.
+viewer_connected() {
+    local port
+    port=$(printf '%04X' "$LIVE_PORT")
+    awk -v p=":$port" '$2 ~ p"$" && $4 == "01"' /proc/net/tcp | grep -q .
 }
 
 start_viewer() {
@@ -147,6 +154,12 @@ start_viewer() {
     echo "collect: live: babeltrace2 --input-format=lttng-live $url"
     babeltrace2 --input-format=lttng-live "$url" &
     viewer_pid=$!
+    for _ in $(seq 100); do
+        viewer_connected && break
+        sleep 0.1
+    done
+    # the attach itself follows the connection by a round trip or two
+    sleep 0.5
 }
 
 # The viewer ends by itself once the destroyed session's last data reached it.
@@ -192,6 +205,7 @@ ensure_sessiond
 [ $live = 1 ] && ensure_relayd
 create_session
 [ $live = 1 ] && start_viewer
+lttng start "$session" >/dev/null || fail "lttng start failed"
 run_command
 lttng stop "$session" >/dev/null
 lttng destroy "$session" >/dev/null
