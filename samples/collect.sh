@@ -24,6 +24,7 @@ set -u
 here=${BASH_SOURCE[0]%/*}
 [ "$here" = "${BASH_SOURCE[0]}" ] && here=.
 top=$(cd "$here/.." && pwd)
+. "$top/samples/lib.sh"
 manifest=$top/manifest/runtime.man
 keywords="" level="" es_filter="" live=0 out=""
 LIVE_PORT=5344
@@ -91,16 +92,7 @@ trap cleanup EXIT
 
 ensure_sessiond() {
     pgrep -x lttng-sessiond >/dev/null && return 0
-    local ready=0
-    trap 'ready=1' USR1
-    lttng-sessiond --no-kernel --sig-parent >/dev/null 2>&1 &
-    sessiond_pid=$!
-    for _ in $(seq 100); do
-        [ $ready = 1 ] && break
-        sleep 0.1
-    done
-    trap - USR1
-    [ $ready = 1 ] || fail "lttng-sessiond did not start"
+    palev_own_sessiond /dev/null || fail "lttng-sessiond did not start"
     echo "collect: started lttng-sessiond (pid $sessiond_pid), stopped at the end"
 }
 

@@ -8,6 +8,7 @@
 #   --no-build       use DIR as it is (the test suite runs the demo on its own build)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/samples/lib.sh"
 build=$top/build-demo
 do_build=1
 while [ $# -gt 0 ]; do
@@ -49,24 +50,14 @@ install_and_build() {
     echo "built $minivm"
 }
 
-# A session daemon of our own only when none runs; --sig-parent says when it is ready, and $!
-# is exactly the daemon we may stop later.
+# A session daemon of our own only when none runs (samples/lib.sh).
 ensure_sessiond() {
     say "session daemon"
     if pgrep -x lttng-sessiond >/dev/null; then
         echo "using the lttng-sessiond that already runs"
         return 0
     fi
-    local ready=0
-    trap 'ready=1' USR1
-    lttng-sessiond --no-kernel --sig-parent >"$build/sessiond.log" 2>&1 &
-    sessiond_pid=$!
-    for _ in $(seq 100); do
-        [ $ready = 1 ] && break
-        sleep 0.1
-    done
-    trap - USR1
-    [ $ready = 1 ] || die "lttng-sessiond did not start (see $build/sessiond.log)"
+    palev_own_sessiond "$build/sessiond.log" || die "lttng-sessiond did not start (see $build/sessiond.log)"
     echo "started lttng-sessiond (pid $sessiond_pid), stopped again at the end"
 }
 
