@@ -370,6 +370,11 @@ static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const c
         f->length.present = 0;
     }
     check_ref(&f->length, scope, "length", tid);
+    /* each element would need a length of its own, which no parameter or member can carry */
+    if (f->type->counted && f->count.present)
+        pg_error(f->count.loc, "array \"%s\" of %s is not supported (use %s with length=)",
+                 f->name, f->intype_name, f->type->kind == PG_K_BINARY ? "win:Binary"
+                 : f->type->kind == PG_K_UTF16 ? "win:UnicodeString" : "win:AnsiString");
     if (f->type->kind == PG_K_BINARY && !f->type->counted && !f->length.present)
         pg_error(f->type_loc, "field \"%s\" of type %s needs length=", f->name, f->intype_name);
 }
