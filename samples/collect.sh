@@ -133,12 +133,16 @@ create_session() {
     echo "collect: session $session records $n events of $(basename "$manifest") and Paleventing:EventSource"
 }
 
-# babeltrace2 attaches to a live session at its most recent data: it must be attached before
-# the session starts, or the command's first events go by unseen.
-viewer_connected() {
-    local port
-    port=$(printf '%04X' "$LIVE_PORT")
-    awk -v p=":$port" '$2 ~ p"$" && $4 == "01"' /proc/net/tcp | grep -q .
+# babeltrace2 attaches to a live session at its most recent data: streams that exist when it
+# attaches are read from their end. It must have attached before the session starts, or the
+# command's first events go by unseen. The relayd says how many viewers a session has.
+viewer_attached() {
+    babeltrace2 query src.ctf.lttng-live sessions -p "url=\"net://127.0.0.1:$LIVE_PORT\"" 2>/dev/null |
+        awk -v s="$session" '
+            /^- *$/ { if (name == s && clients > 0) found = 1; name = ""; clients = 0 }
+            $1 == "client-count:" { clients = $2 }
+            $1 == "session-name:" { name = $2 }
+            END { if (name == s && clients > 0) found = 1; exit !found }'
 }
 
 start_viewer() {
@@ -146,12 +150,12 @@ start_viewer() {
     echo "collect: live: babeltrace2 --input-format=lttng-live $url"
     babeltrace2 --input-format=lttng-live "$url" &
     viewer_pid=$!
-    for _ in $(seq 100); do
-        viewer_connected && break
+    for _ in $(seq 300); do
+        viewer_attached && return 0
+        kill -0 "$viewer_pid" 2>/dev/null || fail "babeltrace2 could not attach to $url"
         sleep 0.1
     done
-    # the attach itself follows the connection by a round trip or two
-    sleep 0.5
+    echo "collect: the viewer did not attach within 30 s; the first events may not be shown" >&2
 }
 
 # The viewer ends by itself once the destroyed session's last data reached it.
