@@ -3,24 +3,58 @@
 #include "model.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- numbers and names ---------------------------------------------------------------------- */
 
-/* Decimal or 0x-hex, within [0, max]; reports and returns 0 on failure. */
+/* An attribute value without the white space XML Schema lets a number carry around it. */
+static const char *trim(const char *s)
+{
+    size_t n;
+
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        n--;
+    return s[n] ? pg_strndup(s, n) : s;
+}
+
+/* Decimal (leading zeros are not octal: XML Schema numbers) or 0x-hex, within [0, max]; reports
+ * and returns 0 on failure. */
 static int parse_u64(const char *s, pg_loc loc, const char *what, uint64_t max, uint64_t *out)
 {
-    char *end;
-    unsigned long long v;
+    const char *digits;
+    uint64_t v = 0;
+    int base = 10;
 
     *out = 0;
-    if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+    if (!s)
         goto bad;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (errno || *end || v > max)
+    digits = trim(s);
+    if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+        base = 16;
+        digits += 2;
+    }
+    if (!*digits)
+        goto bad;
+    for (const char *c = digits; *c; c++) {
+        unsigned d;
+
+        if (*c >= '0' && *c <= '9')
+            d = (unsigned)(*c - '0');
+        else if (base == 16 && *c >= 'a' && *c <= 'f')
+            d = (unsigned)(*c - 'a' + 10);
+        else if (base == 16 && *c >= 'A' && *c <= 'F')
+            d = (unsigned)(*c - 'A' + 10);
+        else
+            goto bad;
+        if (v > (UINT64_MAX - d) / (unsigned)base)
+            goto bad;
+        v = v * (unsigned)base + d;
+    }
+    if (v > max)
         goto bad;
     *out = v;
     return 1;
@@ -53,12 +87,98 @@ static const char *const reserved[] = {
     "palev_scratch", "palev_array_desc", "palev_event_descriptor", "palev_provider",
 };
 
+/* Object-like macros of the C library and POSIX headers a host may include before ours (errno
+ * values, limits, signals, ...): a parameter named so would be replaced. Function-like macros are
+ * harmless (a parameter name is not followed by '('). */
+static const char *const libc_macros[] = {
+    "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "L_tmpnam", "TMP_MAX", "MB_CUR_MAX",
+    "CLOCKS_PER_SEC", "PIPE_BUF", "NAME_MAX", "BYTE_ORDER", "LITTLE_ENDIAN", "BIG_ENDIAN",
+    "PDP_ENDIAN", "FLT_EVAL_METHOD", "DECIMAL_DIG", "FLT_RADIX", "MAP_FAILED", "RTLD_LAZY",
+    "RTLD_NOW", "RTLD_GLOBAL", "RTLD_LOCAL", "RTLD_DEFAULT", "RTLD_NEXT", "EOF", "BUFSIZ",
+    "FOPEN_MAX", "L_ctermid", "P_tmpdir", "NSIG", "MINSIGSTKSZ", "SIGSTKSZ", "PAGE_SIZE",
+    "PAGESIZE", "IOV_MAX", "NGROUPS_MAX", "ARG_MAX", "HOST_NAME_MAX", "LINE_MAX", "NZERO",
+    "TZNAME_MAX", "STDIN_FILENO", "STDOUT_FILENO", "STDERR_FILENO", "F_OK", "R_OK", "W_OK", "X_OK",
+    "F_GETFL", "F_SETFL", "F_GETFD", "F_SETFD", "F_DUPFD", "F_GETLK", "F_SETLK", "F_SETLKW",
+    "AT_FDCWD", "MAP_SHARED", "MAP_PRIVATE", "MAP_ANONYMOUS", "MAP_ANON", "MAP_FIXED",
+    "PROT_READ", "PROT_WRITE", "PROT_EXEC", "PROT_NONE", "CHAR_MAX", "CHAR_MIN",
+    "POLLIN", "POLLPRI", "POLLOUT", "POLLERR", "POLLHUP", "POLLNVAL", "POLLRDNORM", "POLLRDBAND",
+    "POLLWRNORM", "POLLWRBAND", "POLLMSG", "POLLREMOVE", "POLLRDHUP", "WNOHANG", "WUNTRACED",
+    "WCONTINUED", "WEXITED", "WSTOPPED", "WNOWAIT",
+    /* signals */
+    "SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL",
+    "SIGINT", "SIGIO", "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT",
+    "SIGRTMAX", "SIGRTMIN", "SIGSEGV", "SIGSTKFLT", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP",
+    "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGWINCH",
+    "SIGXCPU", "SIGXFSZ",
+    /* errno values (Linux's, which include POSIX's) */
+    "E2BIG", "EACCES", "EADDRINUSE", "EADDRNOTAVAIL", "EADV", "EAFNOSUPPORT", "EAGAIN", "EALREADY",
+    "EBADE", "EBADF", "EBADFD", "EBADMSG", "EBADR", "EBADRQC", "EBADSLT", "EBFONT", "EBUSY",
+    "ECANCELED", "ECHILD", "ECHRNG", "ECOMM", "ECONNABORTED", "ECONNREFUSED", "ECONNRESET",
+    "EDEADLK", "EDEADLOCK", "EDESTADDRREQ", "EDOM", "EDOTDOT", "EDQUOT", "EEXIST", "EFAULT",
+    "EFBIG", "EHOSTDOWN", "EHOSTUNREACH", "EHWPOISON", "EIDRM", "EILSEQ", "EINPROGRESS", "EINTR",
+    "EINVAL", "EIO", "EISCONN", "EISDIR", "EISNAM", "EKEYEXPIRED", "EKEYREJECTED", "EKEYREVOKED",
+    "EL2HLT", "EL2NSYNC", "EL3HLT", "EL3RST", "ELIBACC", "ELIBBAD", "ELIBEXEC", "ELIBMAX",
+    "ELIBSCN", "ELNRNG", "ELOOP", "EMEDIUMTYPE", "EMFILE", "EMLINK", "EMSGSIZE", "EMULTIHOP",
+    "ENAMETOOLONG", "ENAVAIL", "ENETDOWN", "ENETRESET", "ENETUNREACH", "ENFILE", "ENOANO",
+    "ENOBUFS", "ENOCSI", "ENODATA", "ENODEV", "ENOENT", "ENOEXEC", "ENOKEY", "ENOLCK", "ENOLINK",
+    "ENOMEDIUM", "ENOMEM", "ENOMSG", "ENONET", "ENOPKG", "ENOPROTOOPT", "ENOSPC", "ENOSR",
+    "ENOSTR", "ENOSYS", "ENOTBLK", "ENOTCONN", "ENOTDIR", "ENOTEMPTY", "ENOTNAM",
+    "ENOTRECOVERABLE", "ENOTSOCK", "ENOTSUP", "ENOTTY", "ENOTUNIQ", "ENXIO", "EOPNOTSUPP",
+    "EOVERFLOW", "EOWNERDEAD", "EPERM", "EPFNOSUPPORT", "EPIPE", "EPROTO", "EPROTONOSUPPORT",
+    "EPROTOTYPE", "ERANGE", "EREMCHG", "EREMOTE", "EREMOTEIO", "ERESTART", "ERFKILL", "EROFS",
+    "ESHUTDOWN", "ESOCKTNOSUPPORT", "ESPIPE", "ESRCH", "ESRMNT", "ESTALE", "ESTRPIPE", "ETIME",
+    "ETIMEDOUT", "ETOOMANYREFS", "ETXTBSY", "EUCLEAN", "EUNATCH", "EUSERS", "EWOULDBLOCK", "EXDEV",
+    "EXFULL",
+};
+
+static int has_prefix(const char *s, const char *p)
+{
+    return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int has_suffix(const char *s, const char *x)
+{
+    size_t n = strlen(s), m = strlen(x);
+
+    return n > m && strcmp(s + n - m, x) == 0;
+}
+
+/* All capitals, digits and '_': the shape of a macro. */
+static int macro_shaped(const char *s)
+{
+    for (; *s; s++)
+        if (!isupper((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+            return 0;
+    return 1;
+}
+
+static int is_libc_macro(const char *s)
+{
+    for (size_t i = 0; i < sizeof(libc_macros) / sizeof(libc_macros[0]); i++)
+        if (strcmp(libc_macros[i], s) == 0)
+            return 1;
+    if (!macro_shaped(s))
+        return 0;
+    /* limits (INT_MAX, SIZE_MAX, CHAR_BIT, ...), signals, open/seek/exit constants, ... */
+    return has_suffix(s, "_MAX") || has_suffix(s, "_MIN") || has_suffix(s, "_BIT") ||
+           has_suffix(s, "_WIDTH") || has_suffix(s, "_EPSILON") || has_suffix(s, "_DIG") ||
+           has_suffix(s, "_MANT_DIG") || has_prefix(s, "SEEK_") || has_prefix(s, "EXIT_") ||
+           has_prefix(s, "O_") || has_prefix(s, "S_I") || has_prefix(s, "SIG_") ||
+           has_prefix(s, "SA_") || has_prefix(s, "CLOCK_") || has_prefix(s, "FD_") ||
+           has_prefix(s, "EAI_") || has_prefix(s, "AF_") || has_prefix(s, "PF_") ||
+           has_prefix(s, "SOCK_") || has_prefix(s, "SOL_") || has_prefix(s, "SO_") ||
+           has_prefix(s, "IPPROTO_") || has_prefix(s, "MSG_") || has_prefix(s, "EPOLL") || has_prefix(s, "LC_") || has_prefix(s, "FE_") ||
+           has_prefix(s, "FP_") || has_prefix(s, "M_") || has_prefix(s, "PTHREAD_") ||
+           has_prefix(s, "SCHED_") || has_prefix(s, "RLIMIT_") || has_prefix(s, "RUSAGE_") ||
+           has_prefix(s, "_IO");
+}
+
 static int is_reserved(const char *s)
 {
     for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
         if (strcmp(reserved[i], s) == 0)
             return 1;
-    return 0;
+    return is_libc_macro(s);
 }
 
 /* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
@@ -167,8 +287,9 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
         if (!n->value_str && need_value)
             pg_error(n->loc, "%s \"%s\" has no %s", what, n->name, value_attr);
         else if (n->value_str)
-            parse_u64(n->value_str, n->value_loc, pg_printf("%s of %s \"%s\"", value_attr, what, n->name),
-                      max, &n->value);
+            n->value_ok = parse_u64(n->value_str, n->value_loc,
+                                    pg_printf("%s of %s \"%s\"", value_attr, what, n->name), max,
+                                    &n->value);
         for (size_t j = 0; j < i; j++) {
             pg_named *o = v->items[j];
 
@@ -183,7 +304,7 @@ static void check_keywords(pg_provider *p)
 {
     check_named(&p->keywords, "keyword", UINT64_MAX, 1);
     PG_VEC_EACH(pg_named, k, p->keywords)
-        if (k->value_str && k->value == 0)
+        if (k->value_ok && k->value == 0)
             pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
 }
 
@@ -229,6 +350,20 @@ static const char *resolve_message(const pg_manifest *m, const char *msg)
     return NULL;
 }
 
+/* LTTng keeps 255 bytes of an enum label: cut longer ones here, between characters. */
+static void cut_label(pg_map_entry *e)
+{
+    size_t n = strlen(e->label);
+
+    if (n <= 255)
+        return;
+    n = 255;
+    while (n > 0 && ((unsigned char)e->label[n] & 0xC0) == 0x80)
+        n--;
+    e->label[n] = 0;
+    pg_warning(e->loc, "label longer than LTTng's 255 bytes, cut to \"%.20s...\"", e->label);
+}
+
 static void check_maps(const pg_manifest *m, pg_provider *p)
 {
     for (size_t i = 0; i < p->maps.len; i++) {
@@ -253,44 +388,61 @@ static void check_maps(const pg_manifest *m, pg_provider *p)
                       UINT64_MAX, &e->value);
             if (label)
                 e->label = pg_strdup(label);
-            else if (!e->label)
+            else if (!e->label || !*e->label)
                 e->label = pg_strdup(e->value_str ? e->value_str : "?");
+            if (e->message && !label)
+                pg_warning(e->loc, "message \"%s\" of map \"%s\" names no string: the label is "
+                           "\"%s\"", e->message, map->name, e->label);
+            cut_label(e);
         }
     }
 }
 
 /* ---- templates ------------------------------------------------------------------------------ */
 
-static pg_field *find_sibling(const pg_vec *scope, const char *name)
-{
-    PG_VEC_EACH(pg_field, f, *scope)
-        if (f->name && strcmp(f->name, name) == 0)
-            return f;
-    return NULL;
-}
-
+/* A count or a length: an integer, not a pointer or a Boolean, and not itself an array. */
 static int is_integer(const pg_field *f)
 {
-    return f && !f->is_struct && f->type && f->type->kind == PG_K_INT && !f->count.present;
+    return f && !f->is_struct && f->type && f->type->kind == PG_K_INT && !f->type->is_pointer &&
+           !f->type->is_bool && !f->count.present;
 }
 
-/* count= and length=: a positive constant, or an integer sibling in the same template or struct. */
-static void check_ref(pg_ref *ref, const pg_vec *scope, const char *what, const char *tid)
+/* count= and length=: a positive constant, or an integer sibling before self in the same template
+ * or struct (a decoder reads fields in order). */
+static void check_ref(pg_ref *ref, const pg_field *self, const pg_vec *scope, const char *what,
+                      const char *tid)
 {
+    int after = 0;
+
     if (!ref->present)
         return;
+    ref->text = (char *)trim(ref->text);
     if (isdigit((unsigned char)ref->text[0])) {
         ref->is_const = 1;
         if (parse_u64(ref->text, ref->loc, pg_printf("%s=", what), 65535, &ref->value) && ref->value == 0)
             pg_error(ref->loc, "%s=\"%s\" must be at least 1", what, ref->text);
         return;
     }
-    ref->field = find_sibling(scope, ref->text);
+    ref->field = NULL;
+    for (size_t i = 0; i < scope->len && !ref->field; i++) {
+        pg_field *f = scope->items[i];
+
+        if (f->name && strcmp(f->name, ref->text) == 0)
+            ref->field = f;
+        else
+            after |= f == self;
+    }
     if (!ref->field)
         pg_error(ref->loc, "%s=\"%s\" names no field of template \"%s\"", what, ref->text, tid);
+    else if (ref->field == self)
+        pg_error(ref->loc, "%s=\"%s\" names the field itself", what, ref->text);
+    else if (after)
+        pg_error(ref->loc, "%s=\"%s\" names a field declared after \"%s\" (%s:%u): it must come "
+                 "first", what, ref->text, self->name, ref->field->loc.file, ref->field->loc.line);
     else if (!is_integer(ref->field))
-        pg_error(ref->loc, "%s=\"%s\" names a field that is not a single integer (%s:%u)", what,
-                 ref->text, ref->field->loc.file, ref->field->loc.line);
+        pg_error(ref->loc, "%s=\"%s\" names a field that is not a single integer (%s%s%s:%u)", what,
+                 ref->text, ref->field->intype_name ? ref->field->intype_name : "",
+                 ref->field->intype_name ? " at " : "", ref->field->loc.file, ref->field->loc.line);
 }
 
 static int in_array(const pg_field *f)
@@ -301,14 +453,66 @@ static int in_array(const pg_field *f)
     return 0;
 }
 
-static void use_enum(pg_map *m, const pg_field *f)
+/* Enum names: a map's own name for the first integer type that uses it, then suffixed. */
+static int enum_ident_taken(const pg_provider *p, const pg_map *self, const char *ident)
+{
+    PG_VEC_EACH(const pg_map, m, p->maps) {
+        if (m != self && m->ident && strcmp(m->ident, ident) == 0)
+            return 1;
+        PG_VEC_EACH(const pg_enum, en, m->enums)
+            if (strcmp(en->ident, ident) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* The map's entries as a field of `bits`, signed or not, holds them: a value written in hex for
+ * an Int32 (0x80004005, an HRESULT) is the negative number the field carries; a value the type
+ * cannot hold at all is left out. */
+static pg_enum *new_enum(const pg_provider *p, pg_map *m, unsigned bits, int is_signed)
+{
+    pg_enum *en = pg_alloc(sizeof *en);
+    char *ident = m->ident;
+
+    en->bits = bits;
+    en->is_signed = is_signed;
+    for (unsigned n = 2; enum_ident_taken(p, m, ident); n++)
+        ident = n == 2 ? pg_printf("%s_%c%u", m->ident, is_signed ? 's' : 'u', bits)
+                       : pg_printf("%s_%c%u_%u", m->ident, is_signed ? 's' : 'u', bits, n);
+    en->ident = ident;
+    PG_VEC_EACH(const pg_map_entry, e, m->entries) {
+        pg_enum_value *v;
+        uint64_t x = e->value;
+
+        if (bits < 64 && x >> bits)
+            continue;
+        if (is_signed && bits < 64 && x >> (bits - 1))
+            x |= UINT64_MAX << bits;
+        v = pg_alloc(sizeof *v);
+        v->entry = e;
+        v->value = x;
+        pg_vec_push(&en->values, v);
+    }
+    pg_vec_push(&m->enums, en);
+    return en;
+}
+
+static void use_enum(const pg_provider *p, pg_map *m, pg_field *f)
 {
     unsigned bits = f->type->size * 8;
+    int is_signed = f->type->is_signed;
 
-    if (!m->used_enum || bits < m->enum_bits)
-        m->enum_bits = bits;
-    m->enum_signed |= f->type->is_signed;
-    m->used_enum = 1;
+    f->en = NULL;
+    PG_VEC_EACH(pg_enum, en, m->enums)
+        if (en->bits == bits && en->is_signed == is_signed)
+            f->en = en;
+    if (!f->en)
+        f->en = new_enum(p, m, bits, is_signed);
+    if (!f->en->values.len) {
+        pg_warning(f->map_loc, "no value of map \"%s\" fits a %s: field \"%s\" is recorded as a "
+                   "plain integer", m->name, f->intype_name, f->name);
+        f->en = NULL;
+    }
 }
 
 static void check_map_ref(pg_provider *p, pg_field *f)
@@ -333,7 +537,7 @@ static void check_map_ref(pg_provider *p, pg_field *f)
     if (f->map->is_bitmap)
         f->hex = 1;
     else if (!f->count.present && !in_array(f) && f->map->entries.len)
-        use_enum(f->map, f);
+        use_enum(p, f->map, f);
     else
         f->map = NULL;
 }
@@ -359,7 +563,7 @@ static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const c
             f->hex = f->hex || hex;
     }
     check_map_ref(p, f);
-    check_ref(&f->count, scope, "count", tid);
+    check_ref(&f->count, f, scope, "count", tid);
     if (f->length.present && f->type->kind != PG_K_UTF16 && f->type->kind != PG_K_ANSI &&
         f->type->kind != PG_K_BINARY) {
         pg_warning(f->length.loc, "length= ignored on a field of type %s", f->intype_name);
@@ -369,7 +573,7 @@ static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const c
         pg_warning(f->length.loc, "length= ignored on a counted type: the count travels with the value");
         f->length.present = 0;
     }
-    check_ref(&f->length, scope, "length", tid);
+    check_ref(&f->length, f, scope, "length", tid);
     /* each element would need a length of its own, which no parameter or member can carry */
     if (f->type->counted && f->count.present)
         pg_error(f->count.loc, "array \"%s\" of %s is not supported (use %s with length=)",
@@ -390,7 +594,7 @@ static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field
  * counted by a sibling member (they are concatenated), and structs do not nest in arrays. */
 static void check_struct(pg_provider *p, pg_template *t, pg_field *s, const pg_vec *scope)
 {
-    check_ref(&s->count, scope, "count", t->tid);
+    check_ref(&s->count, s, scope, "count", t->tid);
     if (s->length.present)
         pg_warning(s->length.loc, "length= ignored on a struct");
     if (!s->members.len) {
@@ -492,6 +696,14 @@ static void check_tnames(pg_template *t)
     for (size_t i = 0; i < names.len; i++) {
         pg_field *a = owners.items[i], *b = pg_index_put(&seen, names.items[i], a);
 
+        /* LTTng keeps 255 bytes of a name: longer ones would be cut, and could then collide */
+        if (strlen(names.items[i]) > 255) {
+            if (i > 0 && owners.items[i - 1] == a && strlen(names.items[i - 1]) > 255)
+                continue;
+            pg_error(a->loc, "field \"%.40s...\" would be recorded as a name longer than LTTng's "
+                     "255 characters", a->name);
+            continue;
+        }
         /* siblings with one identifier were reported already */
         if (b && a != b && (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
             pg_error(a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
@@ -772,8 +984,8 @@ static int valid_ident(const char *s)
 
 static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
 {
-    if (!p->name) {
-        pg_error(p->loc, "provider has no name");
+    if (!p->name || !*p->name) {
+        pg_error(p->name ? p->name_loc : p->loc, "provider has no name");
         p->name = pg_strdup("Provider");
     }
     p->lttng_name = lttng_provider_name(p, opt);
@@ -782,6 +994,9 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
                  p->lttng_name);
     if (p->guid && !parse_guid(p))
         pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+    else if (!p->guid)
+        pg_warning(p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
+                   p->name);
     check_named(&p->levels, "level", 255, 1);
     check_named(&p->tasks, "task", 65535, 1);
     PG_VEC_EACH(pg_named, t, p->tasks)

@@ -88,34 +88,33 @@ static void emit_arg_struct(pg_buf *b, const pg_template *t)
     pg_buf_puts(b, "};\n\n");
 }
 
-static void emit_enum_value(pg_buf *b, const pg_map *m, const pg_map_entry *e)
+static void emit_enum_value(pg_buf *b, const pg_enum *en, const pg_enum_value *v)
 {
-    uint64_t max = m->enum_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << m->enum_bits) - 1;
-
-    if (m->enum_signed)
-        max >>= 1;
-    if (e->value > max)
-        return;
     pg_buf_puts(b, "        lttng_ust_field_enum_value(");
-    pg_put_c_string(b, e->label);
-    if (e->value > INT64_MAX)
-        pg_buf_printf(b, ", UINT64_C(%llu))\n", (unsigned long long)e->value);
+    pg_put_c_string(b, v->entry->label);
+    if (!en->is_signed && v->value > INT64_MAX)
+        pg_buf_printf(b, ", UINT64_C(%llu))\n", (unsigned long long)v->value);
+    else if ((int64_t)v->value == INT64_MIN)
+        pg_buf_puts(b, ", INT64_MIN)\n");
     else
-        pg_buf_printf(b, ", %lldLL)\n", (long long)e->value);
+        pg_buf_printf(b, ", %lldLL)\n", (long long)(int64_t)v->value);
 }
 
 static void emit_enums(pg_buf *b, const pg_provider *p)
 {
     PG_VEC_EACH(const pg_map, m, p->maps) {
-        if (!m->used_enum)
-            continue;
-        pg_buf_puts(b, "/* valueMap \"");
-        pg_put_comment_text(b, m->name);
-        pg_buf_printf(b, "\" */\nLTTNG_UST_TRACEPOINT_ENUM(%s, %s,\n    LTTNG_UST_TP_ENUM_VALUES(\n",
-                      p->lttng_name, m->ident);
-        PG_VEC_EACH(const pg_map_entry, e, m->entries)
-            emit_enum_value(b, m, e);
-        pg_buf_puts(b, "    )\n)\n\n");
+        PG_VEC_EACH(const pg_enum, en, m->enums) {
+            if (!en->values.len)
+                continue;
+            pg_buf_puts(b, "/* valueMap \"");
+            pg_put_comment_text(b, m->name);
+            pg_buf_printf(b, "\", as a%s %u-bit integer holds it */\n"
+                          "LTTNG_UST_TRACEPOINT_ENUM(%s, %s,\n    LTTNG_UST_TP_ENUM_VALUES(\n",
+                          en->is_signed ? " signed" : "n unsigned", en->bits, p->lttng_name, en->ident);
+            PG_VEC_EACH(const pg_enum_value, v, en->values)
+                emit_enum_value(b, en, v);
+            pg_buf_puts(b, "    )\n)\n\n");
+        }
     }
     if (p->uses_bool_enum)
         pg_buf_printf(b, "/* win:Boolean */\nLTTNG_UST_TRACEPOINT_ENUM(%s, palev_bool,\n"
@@ -135,9 +134,9 @@ static void emit_tp_field(pg_buf *b, const pg_provider *p, const pg_leaf *l)
     case PG_REC_INT:
         if (f->type->is_bool)
             pg_buf_printf(b, "lttng_ust_field_enum(%s, palev_bool, int32_t, %s, a->f_%s)", p->lttng_name, n, n);
-        else if (f->map && f->map->used_enum)
+        else if (f->en)
             pg_buf_printf(b, "lttng_ust_field_enum(%s, %s, %s, %s, a->f_%s)", p->lttng_name,
-                          f->map->ident, f->type->ctype, n, n);
+                          f->en->ident, f->type->ctype, n, n);
         else
             pg_buf_printf(b, "lttng_ust_field_integer%s(%s, %s, a->f_%s)", hex, f->type->ctype, n, n);
         break;
@@ -532,7 +531,7 @@ static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
      * anything (the count locals included) reads through it. */
     PG_VEC_EACH(const pg_field, f, t->fields)
         if (f->is_struct && !f->count.present)
-            pg_buf_printf(b, "    static const %s palev_zero_%s;\n\n    if (!%s)\n        %s = &palev_zero_%s;\n",
+            pg_buf_printf(b, "    static %s palev_zero_%s; /* zeros, never written */\n\n    if (!%s)\n        %s = &palev_zero_%s;\n",
                           pg_struct_typename(p, t, f), f->cname, f->cname, f->cname, f->cname);
     if (pr.decls.len)
         pg_buf_printf(b, "%s\n", pr.decls.data);
@@ -653,8 +652,9 @@ static void emit_events_c(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     banner(b, m, pg_printf("Call sites of provider %s, linked into the host (never -llttng-ust): "
                            "the probes come from lib%s-lttng.so.", P, P));
     pg_buf_printf(b, "#define LTTNG_UST_TRACEPOINT_DEFINE\n#define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE\n"
-                  "#define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION\n#include \"%s-tp.h\"\n"
-                  "#include \"%s-events.h\"\n\n#include <stddef.h>\n\n", P, P);
+                  "#define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION\n"
+                  "/* the stubs' declarations first: in C++ they give the tracepoints C linkage */\n"
+                  "#include \"%s-events.h\"\n#include \"%s-tp.h\"\n\n#include <stddef.h>\n\n", P, P);
     if (zeros)
         pg_buf_printf(b, "/* What a NULL fixed-size array records. */\nstatic uint64_t palev_zeros[%llu];\n\n",
                       (unsigned long long)((zeros + 7) / 8));

@@ -92,7 +92,7 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
     }
     if (level) {
         errno = 0;
-        lvl = strtoull(level, &end, 0);
+        lvl = strtoull(level, &end, 10);
         if (errno || !*level || *end || lvl > 255 || *level == '-') {
             fprintf(stderr, "palev-gen: --level wants a number from 0 to 255, not \"%s\"\n", level);
             return 2;

@@ -104,15 +104,26 @@ typedef struct pg_map_entry {
     char *label;            /* resolved message text, else symbol, else the value */
 } pg_map_entry;
 
+/* A valueMap as the fields of one integer type see it: an LTTng enum of that container. */
+typedef struct pg_enum_value {
+    const pg_map_entry *entry;
+    uint64_t value;         /* the entry's value as the field holds it: sign-extended if signed */
+} pg_enum_value;
+
+typedef struct pg_enum {
+    unsigned bits;
+    int is_signed;
+    char *ident;            /* enum name in the tracepoint header */
+    pg_vec values;          /* pg_enum_value: the entries the type can hold; never empty */
+} pg_enum;
+
 typedef struct pg_map {
     pg_loc loc;
     char *name;
     int is_bitmap;
     pg_vec entries;         /* pg_map_entry */
-    char *ident;            /* enum name in the tracepoint header */
-    int used_enum;          /* a scalar integer field uses it as a valueMap enum */
-    unsigned enum_bits;     /* narrowest integer using it: entries beyond are left out */
-    int enum_signed;
+    char *ident;            /* stem of its enums' names */
+    pg_vec enums;           /* pg_enum, one per integer type of the scalar fields using it */
 } pg_map;
 
 /* A count= or length= attribute: a constant or the name of a sibling field. */
@@ -140,6 +151,7 @@ typedef struct pg_field {
     const pg_intype *type;  /* NULL for a struct */
     int hex;                /* display in hex */
     pg_map *map;
+    pg_enum *en;            /* the valueMap as an LTTng enum, or NULL: a plain integer */
     pg_ref count;
     pg_ref length;
     pg_vec members;         /* pg_field, for a struct */
@@ -166,6 +178,7 @@ typedef struct pg_named {   /* level, task, opcode, keyword, channel */
     char *value_str;        /* as written */
     pg_loc value_loc;
     uint64_t value;         /* level/task/opcode value, keyword mask, channel number */
+    int value_ok;           /* value_str parsed */
     int builtin;
     struct pg_named *task;  /* for an opcode defined inside a task */
     pg_vec opcodes;         /* for a task: the opcodes defined inside it */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Where the reader is: the kind of the enclosing element decides what a child element means. */
 enum ctx {
@@ -272,6 +273,8 @@ static void start_event(struct reader *r, const char **atts, struct frame *f)
     e->value_str = attr_at(r, atts, "value", &e->value_loc);
     e->version_str = attr_at(r, atts, "version", &e->version_loc);
     e->symbol = attr_at(r, atts, "symbol", &e->symbol_loc);
+    if (e->symbol && !*e->symbol)
+        e->symbol = NULL;   /* symbol="": as if absent, a name is derived */
     e->level_name = attr_at(r, atts, "level", &e->level_loc);
     e->task_name = attr_at(r, atts, "task", &e->task_loc);
     e->opcode_name = attr_at(r, atts, "opcode", &e->opcode_loc);
@@ -429,9 +432,52 @@ static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big
     }
 }
 
-static void to_utf8(pg_buf *b, const char *data, size_t len)
+/* The encoding an 8-bit document declares in <?xml ... encoding="X"?>, or NULL. */
+static char *declared_encoding(const char *data, size_t len)
+{
+    const char *end, *e;
+    char quote;
+    size_t n;
+
+    if (len < 5 || strncmp(data, "<?xml", 5) != 0 || !(end = memchr(data, '>', len)))
+        return NULL;
+    for (e = data; e + 8 < end && strncmp(e, "encoding", 8) != 0; e++)
+        ;
+    if (e + 8 >= end)
+        return NULL;
+    for (e += 8; e < end && (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n' || *e == '='); e++)
+        ;
+    if (e >= end || (*e != '"' && *e != '\''))
+        return NULL;
+    quote = *e++;
+    for (n = 0; e + n < end && e[n] != quote; n++)
+        ;
+    return pg_strndup(e, n);
+}
+
+/* windows-1252's 0x80-0x9F; where it has no character, the Latin-1 control character. */
+static const uint16_t cp1252_high[32] = {
+    0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039,
+    0x0152, 0x8D, 0x017D, 0x8F, 0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+    0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+};
+
+static void single_byte_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int cp1252)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < 0x80)
+            pg_buf_putn(b, (const char *)s + i, 1);
+        else
+            put_utf8(b, cp1252 && s[i] < 0xA0 ? cp1252_high[s[i] - 0x80] : s[i]);
+    }
+}
+
+/* Everything becomes UTF-8 for expat: the BOM decides, else the XML declaration. Returns 0, or
+ * -1 for an encoding we cannot read (reported). */
+static int to_utf8(const char *path, pg_buf *b, const char *data, size_t len)
 {
     const unsigned char *s = (const unsigned char *)data;
+    char *enc;
 
     if (len >= 2 && s[0] == 0xFF && s[1] == 0xFE)
         utf16_to_utf8(b, s + 2, len - 2, 0);
@@ -443,8 +489,20 @@ static void to_utf8(pg_buf *b, const char *data, size_t len)
         utf16_to_utf8(b, s, len, 1);
     else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
         pg_buf_putn(b, data + 3, len - 3);
-    else
-        pg_buf_putn(b, data, len);
+    else if (!(enc = declared_encoding(data, len)) || !strcasecmp(enc, "utf-8") || !strcasecmp(enc, "utf8") ||
+             !strncasecmp(enc, "utf-16", 6) || !strcasecmp(enc, "unicode"))
+        pg_buf_putn(b, data, len);  /* "UTF-16" on 8-bit text: a tool saved it as UTF-8 */
+    else if (!strcasecmp(enc, "iso-8859-1") || !strcasecmp(enc, "latin1") || !strcasecmp(enc, "us-ascii") ||
+             !strcasecmp(enc, "ascii") || !strcasecmp(enc, "iso_8859-1") || !strcasecmp(enc, "l1"))
+        single_byte_to_utf8(b, s, len, 0);
+    else if (!strcasecmp(enc, "windows-1252") || !strcasecmp(enc, "cp1252"))
+        single_byte_to_utf8(b, s, len, 1);
+    else {
+        pg_error((pg_loc){ path, 1 }, "encoding \"%s\" is not supported (UTF-8, UTF-16 with a BOM, "
+                 "ISO-8859-1, US-ASCII and windows-1252 are)", enc);
+        return -1;
+    }
+    return 0;
 }
 
 pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
@@ -457,7 +515,8 @@ pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
     r.m->path = pg_strdup(path);
     r.m->basename = pg_strdup(base ? base + 1 : path);
     r.path = r.m->path;
-    to_utf8(&text, data, len);
+    if (to_utf8(r.path, &text, data, len) < 0)
+        goto end;
     r.text = text.data ? text.data : "";
     r.text_len = text.len;
     r.xml = XML_ParserCreate("UTF-8");

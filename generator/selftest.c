@@ -103,22 +103,25 @@ static uint64_t ref_of(const struct gen *g, const pg_ref *r, int elem)
     return r->is_const ? r->value : ref_value(g, r->field, elem);
 }
 
-static const pg_map_entry *enum_entry(const pg_field *f)
+/* The enum value the selftest fires: one only a single label has, negative if there is one (the
+ * sign extension of hex map values is then seen in the trace). */
+static const pg_enum_value *enum_entry(const pg_field *f)
 {
-    const pg_map *m = f->map;
-    uint64_t max = m->enum_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << m->enum_bits) - 1;
+    const pg_enum_value *pick = NULL;
 
-    if (m->enum_signed)
-        max >>= 1;
-    PG_VEC_EACH(const pg_map_entry, e, m->entries) {
+    PG_VEC_EACH(const pg_enum_value, v, f->en->values) {
         int unique = 1;
 
-        PG_VEC_EACH(const pg_map_entry, o, m->entries)
-            unique &= o == e || o->value != e->value;
-        if (unique && e->value <= max && (f->type->size >= 8 || e->value < (UINT64_C(1) << (f->type->size * 8 - f->type->is_signed))))
-            return e;
+        PG_VEC_EACH(const pg_enum_value, o, f->en->values)
+            unique &= o == v || o->value != v->value;
+        if (!unique)
+            continue;
+        if (!pick)
+            pick = v;
+        if (f->en->is_signed && (int64_t)v->value < 0)
+            return v;
     }
-    return NULL;
+    return pick;
 }
 
 /* The raw value of an integer field, as 64 bits. */
@@ -132,7 +135,7 @@ static uint64_t int_value(const struct gen *g, const pg_field *f, unsigned k, in
         return k % 2;
     if (t->is_pointer)
         return UINT64_C(0x7F0000001000) + 16 * k;
-    if (f->map && f->map->used_enum && enum_entry(f))
+    if (f->en && enum_entry(f))
         return enum_entry(f)->value;
     if (!strcmp(t->name, "FILETIME"))
         return UINT64_C(133000000000000000) + k;
@@ -162,6 +165,8 @@ static char *int_c(const pg_field *f, uint64_t v)
     if (t->is_signed) {
         int64_t s = (int64_t)v;
 
+        if (s == INT64_MIN)
+            return pg_strdup("INT64_MIN");
         return t->size == 8 ? pg_printf("INT64_C(%lld)", (long long)s) : pg_printf("%lld", (long long)s);
     }
     return t->size == 8 ? pg_printf("UINT64_C(%llu)", (unsigned long long)v)
@@ -176,14 +181,14 @@ static char *int_text(const pg_field *f, uint64_t v, int scalar)
 
     if (scalar && f->type->is_bool)
         return pg_printf("( \"%s\" : container = %s )", v ? "true" : "false", num);
-    if (scalar && f->map && f->map->used_enum) {
-        const pg_map_entry *e = enum_entry(f);
+    if (scalar && f->en) {
+        const pg_enum_value *e = enum_entry(f);
         pg_buf b = { 0 };
 
         if (!e || e->value != v)
             return pg_printf("( <unknown> : container = %s )", num);
         pg_buf_puts(&b, "( ");
-        bt_string(&b, e->label);
+        bt_string(&b, e->entry->label);
         pg_buf_printf(&b, " : container = %s )", num);
         return pg_strdup(b.data);
     }
@@ -319,8 +324,8 @@ static struct sample sid_sample(struct gen *g, unsigned k)
 /* Binary: the C array and, as text, its lowercase hex (a JSON element's form). */
 static struct sample binary_sample(struct gen *g, unsigned k, uint64_t len)
 {
-    uint8_t bytes[256];
-    size_t n = len < sizeof(bytes) ? (size_t)len : sizeof(bytes);
+    size_t n = (size_t)len;
+    uint8_t *bytes = pg_alloc(n ? n : 1);
     pg_buf t = { 0 };
     struct sample s;
 

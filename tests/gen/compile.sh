@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Everything palev-gen writes for a manifest compiles without warnings: every .c as C11, every
-# events header from a C11 and from a C++17 translation unit, all headers of the manifest together.
+# Everything palev-gen writes for a manifest compiles without warnings: every .c as C11, the events
+# unit also as C++17 (a C++ runtime may compile it so), every events header from a C11 and from a
+# C++17 translation unit that includes the C library's headers first (their macros must not meet
+# a parameter name), all headers of the manifest together.
 # usage: compile.sh PALEV_GEN INCLUDE_DIR WORKDIR MANIFEST
 set -u
 gen=$1 inc=$2 work=$3 manifest=$4
@@ -15,16 +17,22 @@ n=0
 for h in *-events.h; do
     echo "#include \"$h\"" >> all.c
     p=${h%-events.h}
+    printf '%s\n' '#include <errno.h>' '#include <fcntl.h>' '#include <limits.h>' '#include <math.h>' \
+        '#include <poll.h>' '#include <signal.h>' '#include <stdint.h>' '#include <stdio.h>' \
+        '#include <stdlib.h>' '#include <string.h>' '#include <sys/mman.h>' '#include <sys/socket.h>' \
+        '#include <sys/wait.h>' '#include <unistd.h>' > "use-$p.c"
     printf '#include "%s"\nint main(void) { return EventEnabled%s(); }\n' "$h" \
-        "$(grep -m1 -o 'int EventEnabled[A-Za-z0-9_]*' "$h" | sed 's/int EventEnabled//')" > "use-$p.c"
+        "$(grep -m1 -o 'int EventEnabled[A-Za-z0-9_]*' "$h" | sed 's/int EventEnabled//')" >> "use-$p.c"
     cp "use-$p.c" "use-$p.cpp"
     for src in "$p-probe.c" "$p-events.c" "$p-selftest.c" "use-$p.c"; do
         $CC -std=c11 -fPIC "${flags[@]}" -c "$src" -o /dev/null || { echo "FAIL: $src (C11)"; exit 1; }
     done
     $CXX -std=c++17 "${flags[@]}" -c "use-$p.cpp" -o /dev/null || { echo "FAIL: $h (C++17)"; exit 1; }
+    $CXX -std=c++17 "${flags[@]}" -x c++ -c "$p-events.c" -o /dev/null ||
+        { echo "FAIL: $p-events.c (C++17)"; exit 1; }
     n=$((n + 1))
 done
 cp all.c all.cpp
 $CC -std=c11 "${flags[@]}" -c all.c -o /dev/null || { echo "FAIL: all headers together (C11)"; exit 1; }
 $CXX -std=c++17 "${flags[@]}" -c all.cpp -o /dev/null || { echo "FAIL: all headers together (C++17)"; exit 1; }
-echo "$n provider(s): probe, events, selftest as C11; headers as C11 and C++17, alone and together"
+echo "$n provider(s): probe, events, selftest as C11; events also as C++17; headers as C11 and C++17, alone and together"

@@ -3,8 +3,9 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "Palev_Coverage-tp.h"
+/* the stubs' declarations first: in C++ they give the tracepoints C linkage */
 #include "Palev_Coverage-events.h"
+#include "Palev_Coverage-tp.h"
 
 #include <stddef.h>
 
@@ -170,7 +171,7 @@ static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c
 
 static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single_39d8cde2 *palev_a, palev_scratch *palev_sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
 {
-    static const Palev_Coverage_T_Single_Info palev_zero_Info;
+    static Palev_Coverage_T_Single_Info palev_zero_Info; /* zeros, never written */
 
     if (!Info)
         Info = &palev_zero_Info;

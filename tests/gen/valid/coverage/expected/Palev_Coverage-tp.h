@@ -155,7 +155,7 @@ struct palev_args_Palev_Coverage_T_Wide_7bf58e80 {
 
 #include <lttng/tracepoint.h>
 
-/* valueMap "ColorMap" */
+/* valueMap "ColorMap", as an unsigned 32-bit integer holds it */
 LTTNG_UST_TRACEPOINT_ENUM(Palev_Coverage, map_ColorMap,
     LTTNG_UST_TP_ENUM_VALUES(
         lttng_ust_field_enum_value("Red", 0LL)

@@ -3,14 +3,15 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "Nest-tp.h"
+/* the stubs' declarations first: in C++ they give the tracepoints C linkage */
 #include "Nest-events.h"
+#include "Nest-tp.h"
 
 #include <stddef.h>
 
 static void palev_prepare_T(struct palev_args_Nest_T_2c63a5d8 *palev_a, palev_scratch *palev_sc, const Nest_T_Outer *Outer)
 {
-    static const Nest_T_Outer palev_zero_Outer;
+    static Nest_T_Outer palev_zero_Outer; /* zeros, never written */
 
     if (!Outer)
         Outer = &palev_zero_Outer;

@@ -3,8 +3,9 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "Gadgets-tp.h"
+/* the stubs' declarations first: in C++ they give the tracepoints C linkage */
 #include "Gadgets-events.h"
+#include "Gadgets-tp.h"
 
 #include <stddef.h>
 

@@ -3,8 +3,9 @@
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
 #define LTTNG_UST_TRACEPOINT_HIDDEN_DEFINITION
-#include "Contoso_Tool_Generated-tp.h"
+/* the stubs' declarations first: in C++ they give the tracepoints C linkage */
 #include "Contoso_Tool_Generated-events.h"
+#include "Contoso_Tool_Generated-tp.h"
 
 #include <stddef.h>
 
