@@ -112,7 +112,8 @@ size_t palev__utf8_encode(uint32_t cp, char out[4]);
  * failures. What it returns is released with free(). */
 extern void *(*palev__malloc)(size_t size);
 
-/* fork.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork(). */
-void palev__fork_hooks(void);
+/* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
+ * the tracepoints usable while the process exits. */
+void palev__ust_loaded(void);
 
 #endif /* PALEV_INTERNAL_H */

@@ -160,7 +160,7 @@ static int try_load(const char *name, const char *path)
     }
     if (dlopen(path, RTLD_NOW | RTLD_NODELETE)) {
         palev__debug("loaded provider: name=\"%s\", path=\"%s\"", name, path);
-        palev__fork_hooks();
+        palev__ust_loaded();
         return 0;
     }
     reason = dlerror();

@@ -32,11 +32,11 @@ def pattern(t):
     return "".join(chr(ord("a") + (k * 7 + t) % 26) for k in range(BIG_STRING))
 
 
-def problem_tick(f, seen):
+def problem_tick(f, seen, pid):
     t, seq = int(f["Thread"]), int(f["Seq"])
-    if (t, seq) in seen:
-        return f"Tick thread {t} seq {seq} recorded twice"
-    seen.add((t, seq))
+    if (pid, t, seq) in seen:
+        return f"Tick process {pid} thread {t} seq {seq} recorded twice"
+    seen.add((pid, t, seq))
     n = int(f["N"])
     values = [int(v) for v in f["Values"]]
     if int(f["Check"]) != check_of(t, seq):
@@ -74,8 +74,16 @@ ES_TEXT = 1024 * 1024
 
 
 def problem_eventsource(f, patterns):
-    """EventSource events of the host: Payload {"thread":t,"text":<1 MiB pattern>}, compact."""
+    """EventSource events of the host: Payload {"thread":t,"text":<1 MiB pattern>}, compact;
+    "Exit" events (--exit-firing) {"thread":t,"seq":n}."""
     payload = str(f["Payload"])
+    if str(f["EventName"]) == "Exit":
+        try:
+            value = json.loads(payload)
+            ok = sorted(value) == ["seq", "thread"] and int(f["EventID"]) == 3000
+        except (ValueError, TypeError):
+            ok = False
+        return None if ok else f"EventSource Exit: Payload {payload!r}"
     try:
         value = json.loads(payload)
         t, text = value["thread"], value["text"]
@@ -130,7 +138,7 @@ def main():
             if name == "EventSource":
                 p = problem_eventsource(f, patterns)
             elif name == "Tick":
-                p = problem_tick(f, seen)
+                p = problem_tick(f, seen, pid)
             else:
                 p = problem_big(name, f, patterns)
             if p:

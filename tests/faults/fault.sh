@@ -20,6 +20,9 @@
 #                    whole when the sub-buffer holds them, else discarded and reported
 #   big-asan         the same with the host, its events unit and libpaleventing's sources built
 #                    with ASan+UBSan (needs PALEV_GEN)
+#   exit-firing      main() returns while 4 threads go on firing typed and EventSource events,
+#                    20 times, at different moments: every run exits 0 (tiny buffers in discard
+#                    mode: the threads run the whole recording path, the trace stays small)
 set -u
 case=$1 host=$2 work=$3 gen=${4:-}
 FAULT_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -254,6 +257,25 @@ case_eventsource_big() {
     fault_check "$W/trace-256k" --max EventSource=0 --min Tick=200 --discarded some
 }
 
+# At exit the tracepoint modules' destructors used to zero the function pointers the call sites
+# go through while other threads still fired: SIGSEGV in most runs (libpaleventing now tells
+# liblttng-ust to leave them, see pal/ust.c).
+case_exit_firing() {
+    local FAULT_EVENTS="Palev_Faults:*,Paleventing:EventSource" k pids=()
+    fault_sessiond_start
+    fault_session s "$W/trace" --subbuf-size=4096 --num-subbuf=2 --discard
+    for k in $(seq 20); do
+        FAULT_HOST_TIMEOUT=30 fault_host_start "$W/host-$k.log" "$host" --threads 4 \
+            --seconds "0.$(printf %02d "$k")" --exit-firing
+        fault_host_wait "$W/host-$k.log"
+        grep -q "exits while firing" "$W/host-$k.log" || fault_fail "run $k did not exit while firing"
+        pids+=(--pid "$(host_pid "$W/host-$k.log")")
+    done
+    echo "20 runs of 4 threads firing while main() returns: every one exited 0"
+    fault_lttng stop s && fault_lttng destroy s || fault_fail "cannot stop the session"
+    fault_check "$W/trace" "${pids[@]}" --min Tick=1 --min EventSource=1
+}
+
 # The host rebuilt with the sanitizers: generated code and libpaleventing instrumented, the probe
 # provider (LTTng's code) not.
 build_asan_host() {
@@ -290,6 +312,7 @@ provider-layout) case_provider_layout ;;
 big) case_big ;;
 eventsource-big) case_eventsource_big ;;
 big-asan) build_asan_host && case_big ;;
+exit-firing) case_exit_firing ;;
 *) fault_fail "unknown case $case" ;;
 esac
 echo PASS

@@ -14,7 +14,10 @@
  *   --es-big     each thread also records, once, two EventSource events with a 1 MiB payload:
  *                JSON text with whitespace (compacted by the library) and a json_pack format
  *   --atfork     wire liblttng-ust's fork hooks with pthread_atfork(), reached through the
- *                liblttng-ust the probe provider loaded (what libpaleventing could do itself) */
+ *                liblttng-ust the probe provider loaded (what libpaleventing could do itself)
+ *   --exit-firing  when the time is up, exit(0) from main while the threads go on firing, each
+ *                Tick followed by an EventSource event {"thread":t,"seq":n} (as a runtime's
+ *                GC and pool threads run on while exit() runs) */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* nanosleep, pthread */
 #endif
@@ -43,9 +46,9 @@ static struct {
     double seconds;
     uint64_t count;         /* 0: run for `seconds` */
     long pace_us;
-    int fork, big, atfork, es_big;
+    int fork, big, atfork, es_big, exit_firing;
     const char *stop_file;
-} opt = { 2, 2.0, 0, 0, 0, 0, 0, 0, NULL };
+} opt = { 2, 2.0, 0, 0, 0, 0, 0, 0, 0, NULL };
 
 static atomic_int stop;
 
@@ -161,6 +164,9 @@ static void *run(void *arg)
     if (opt.es_big && fire_es_big(w->t))
         w->failed = 1;
     while (opt.count ? w->fired < opt.count : !atomic_load(&stop)) {
+        if (opt.exit_firing)
+            palev_eventsource_write_pack("Palev.Faults", 3000, "Exit", "{s:i,s:i}", "thread",
+                                         (int)w->t, "seq", (int)w->fired);
         tick(w->t, w->fired++);
         if (opt.pace_us)
             nanosleep(&pause, NULL);
@@ -211,6 +217,11 @@ static int fire_all(uint32_t first, const char *who, int fork_halfway)
                 (child = fork_child()) < 0)
                 failed = 1;
             nanosleep(&step, NULL);
+        }
+        if (opt.exit_firing) {
+            printf("%s exits while firing\n", who);
+            fflush(stdout);
+            exit(failed);
         }
         atomic_store(&stop, 1);
     }
@@ -281,6 +292,8 @@ static int parse(int argc, char **argv)
             opt.big = 1;
         } else if (!strcmp(a, "--es-big")) {
             opt.es_big = 1;
+        } else if (!strcmp(a, "--exit-firing")) {
+            opt.exit_firing = 1;
         } else if (!strcmp(a, "--atfork")) {
             opt.atfork = 1;
         } else if (v && !strcmp(a, "--threads")) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Fork hooks: keep the liblttng-ust a probe provider brought in consistent across fork(). */
+/* What the liblttng-ust a probe provider brought in needs from its host, which does not link it:
+ * fork hooks, and tracepoints that stay usable while the process exits. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,14 +33,9 @@ static void on_child(void)
     after_child(&saved);
 }
 
-static void install(void)
+static void install_fork_hooks(void *ust)
 {
-    void *ust;
-
     if (!palev__config()->fork_hooks)
-        return;
-    ust = dlopen("liblttng-ust.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!ust)
         return;
     if (dlopen("liblttng-ust-fork.so.1", RTLD_NOW | RTLD_NOLOAD)) {
         palev__debug("fork hooks: liblttng-ust-fork.so is loaded and calls them");
@@ -56,7 +52,36 @@ static void install(void)
         palev__debug("fork hooks: pthread_atfork failed");
 }
 
-void palev__fork_hooks(void)
+/* At exit, each module with tracepoint call sites (P-events.c, libpaleventing's own) dlcloses
+ * liblttng-ust-tracepoint and zeroes the function pointers its call sites go through, while the
+ * host's other threads may still fire: they would call address 0. A runtime's GC, JIT and pool
+ * threads do run while exit() runs. lttng_ust_tp_disable_destructors() tells every module to
+ * leave them; nothing is lost, providers are never unloaded anyway. */
+static void keep_tracepoints_at_exit(void)
+{
+    void *tp = dlopen("liblttng-ust-tracepoint.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void (*disable)(void) = NULL;
+
+    if (tp)
+        *(void **)&disable = dlsym(tp, "lttng_ust_tp_disable_destructors");
+    if (disable)
+        disable();
+    else
+        palev__debug("lttng_ust_tp_disable_destructors not found: threads firing during exit() "
+                     "may crash");
+}
+
+static void install(void)
+{
+    void *ust = dlopen("liblttng-ust.so.1", RTLD_NOW | RTLD_NOLOAD);
+
+    if (!ust)
+        return;
+    keep_tracepoints_at_exit();
+    install_fork_hooks(ust);
+}
+
+void palev__ust_loaded(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
 
