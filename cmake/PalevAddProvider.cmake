@@ -10,8 +10,8 @@
 # OUTPUT_DIRECTORY (default: <current binary dir>/palev-gen/<target>/<manifest stem>), adds each
 # <P>-events.c and that directory to <target>, links it with paleventing::paleventing and -ldl
 # (never -llttng-ust), and builds each probe provider lib<P>-lttng.so (the MODULE target <P>-lttng,
-# C, linked with lttng-ust) next to <target>, where the loader finds it when <target> is an
-# executable: install it next to the installed executable too.
+# C, linked with lttng-ust) next to <target>, where the loader finds it (beside the executable, or
+# beside the shared library or plugin whose P-events.c registers it): install it there too.
 #
 # PROVIDERS lists the LTTng provider names of the manifest (after PROVIDER_NAME renames). With the
 # installed package it may be omitted: it is then asked from palev-gen at configure time, again

@@ -194,7 +194,7 @@ static int dir_of(char *path)
 }
 
 /* The directory of the executable, so a host finds the providers installed next to it. */
-static int exe_dir(char dir[PATH_MAX])
+static int exe_dir(char dir[PATH_MAX], const palev_provider *provider)
 {
     ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
 
@@ -203,27 +203,48 @@ static int exe_dir(char dir[PATH_MAX])
                      strerror(errno));
         return -errno;
     }
+    (void)provider;
     dir[n] = '\0';
     return dir_of(dir);
+}
+
+/* The directory of `addr`'s module (realpath: the loader may have recorded a relative or
+ * symlinked name). */
+static int module_dir(char dir[PATH_MAX], const void *addr, const char *what)
+{
+    Dl_info info;
+
+    if (!dladdr(addr, &info) || !info.dli_fname) {
+        palev__debug("cannot find %s's directory: dladdr() failed", what);
+        return -ENOENT;
+    }
+    if (!realpath(info.dli_fname, dir)) {
+        palev__debug("cannot find %s's directory: realpath(\"%s\"): %s", what, info.dli_fname,
+                     strerror(errno));
+        return -errno;
+    }
+    return dir_of(dir);
+}
+
+/* The directory of the module that registered the provider (its P-events.c and so the
+ * descriptor live there): a plugin the host dlopens finds the probe provider built beside it.
+ * Nothing to say when the descriptor is in no module (built at run time, on the heap). */
+static int registrant_dir(char dir[PATH_MAX], const palev_provider *provider)
+{
+    Dl_info info;
+
+    if (!dladdr(provider, &info) || !info.dli_fname)
+        return -ENOENT;
+    return module_dir(dir, provider, "the registering module");
 }
 
 /* The directory libpaleventing was loaded from, so providers installed beside the library (its
  * own libPaleventing-lttng.so first) are found whatever the executable and its rpath. realpath:
  * the loader may have recorded a relative or symlinked name. */
-static int lib_dir(char dir[PATH_MAX])
+static int lib_dir(char dir[PATH_MAX], const palev_provider *provider)
 {
-    Dl_info info;
-
-    if (!dladdr((void *)palev_provider_register, &info) || !info.dli_fname) {
-        palev__debug("cannot find libpaleventing's directory: dladdr() failed");
-        return -ENOENT;
-    }
-    if (!realpath(info.dli_fname, dir)) {
-        palev__debug("cannot find libpaleventing's directory: realpath(\"%s\"): %s",
-                     info.dli_fname, strerror(errno));
-        return -errno;
-    }
-    return dir_of(dir);
+    (void)provider;
+    return module_dir(dir, (const void *)palev_provider_register, "libpaleventing");
 }
 
 static int seen_before(char (*dirs)[PATH_MAX], size_t n)
@@ -235,21 +256,24 @@ static int seen_before(char (*dirs)[PATH_MAX], size_t n)
 }
 
 /* The directories searched after PALEV_PROVIDER_PATH, in order. */
-static int (*const dir_steps[])(char dir[PATH_MAX]) = { exe_dir, lib_dir };
+static int (*const dir_steps[])(char dir[PATH_MAX], const palev_provider *provider) = {
+    exe_dir, registrant_dir, lib_dir,
+};
 #define DIR_STEPS (sizeof(dir_steps) / sizeof(dir_steps[0]))
 
-/* Search order: PALEV_PROVIDER_PATH, the executable's directory, libpaleventing's directory,
- * the default search path. A directory found twice (the library linked statically, or installed
- * beside the executable) is tried once. */
-static int load(const struct palev__config *cfg, const char *name)
+/* Search order: PALEV_PROVIDER_PATH, the executable's directory, the directory of the module
+ * that registered the provider, libpaleventing's directory, the default search path. A directory
+ * found twice (the library linked statically, or installed beside the executable) is tried once. */
+static int load(const struct palev__config *cfg, const palev_provider *provider)
 {
+    const char *name = provider->name;
     char dirs[DIR_STEPS][PATH_MAX], file[PROVIDER_NAME_MAX + sizeof("lib-lttng.so")];
 
     for (size_t i = 0; i < cfg->path_count; i++)
         if (try_dir(name, cfg->path[i]) == 0)
             return 0;
     for (size_t i = 0; i < DIR_STEPS; i++) {
-        if (dir_steps[i](dirs[i]) != 0)
+        if (dir_steps[i](dirs[i], provider) != 0)
             dirs[i][0] = '\0';
         else if (!seen_before(dirs, i) && try_dir(name, dirs[i]) == 0)
             return 0;
@@ -258,8 +282,8 @@ static int load(const struct palev__config *cfg, const char *name)
     if (try_load(name, file) == 0)
         return 0;
     palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable %s in "
-                 "PALEV_PROVIDER_PATH, the executable's directory, libpaleventing's directory or "
-                 "the default search path\"", name, file);
+                 "PALEV_PROVIDER_PATH, the executable's directory, the registering module's "
+                 "directory, libpaleventing's directory or the default search path\"", name, file);
     return -ENOENT;
 }
 
@@ -351,7 +375,7 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
     ret = claim(provider->name, &e);
     if (ret != LOADING)
         return ret;
-    ret = load(cfg, provider->name);
+    ret = load(cfg, provider);
     publish(e, ret);
     return ret;
 }

@@ -319,8 +319,9 @@ static void test_missing_provider(void **state)
     assert_string_equal(r.err, "");
 }
 
-/* Tried once, in order: the path, the executable's directory, libpaleventing's directory, the
- * default search path. */
+/* Tried once, in order: the path, the executable's directory, (the registering module's: the
+ * descriptor is on this test's stack, in no module), libpaleventing's directory, the default
+ * search path. */
 static void test_missing_provider_debug(void **state)
 {
     struct run r;
@@ -340,7 +341,8 @@ static void test_missing_provider_debug(void **state)
         "reason=\"*cannot open shared object file*\"" AT,
         "paleventing: provider not loaded: name=\"PalevMissing\", "
         "reason=\"no loadable libPalevMissing-lttng.so in PALEV_PROVIDER_PATH, the executable's "
-        "directory, libpaleventing's directory or the default search path\"" AT));
+        "directory, the registering module's directory, libpaleventing's directory or the "
+        "default search path\"" AT));
 }
 
 static void test_bad_file(void **state)
