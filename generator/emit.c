@@ -263,8 +263,14 @@ static void emit_probe_c(const pg_manifest *m, const pg_provider *p, pg_vec *fil
 
     banner(&file->text, m, pg_printf("Probe provider of %s: build into lib%s-lttng.so, the only "
                                      "object linking liblttng-ust.", p->lttng_name, p->lttng_name));
-    pg_buf_printf(&file->text, "#define LTTNG_UST_TRACEPOINT_CREATE_PROBES\n#include \"%s-tp.h\"\n",
+    pg_buf_printf(&file->text, "#define LTTNG_UST_TRACEPOINT_CREATE_PROBES\n#include \"%s-tp.h\"\n\n",
                   p->lttng_name);
+    pg_buf_printf(&file->text, "/* What %s-tp.h this was built from: libpaleventing looks for it before loading this file,\n"
+                  " * and skips a probe provider built from another version of the manifest. */\n"
+                  "extern const char palev_layout_%s[];\n"
+                  "__attribute__((visibility(\"default\"), used))\n"
+                  "const char palev_layout_%s[] = \"%s\";\n", p->lttng_name, p->lttng_name, p->lttng_name,
+                  p->layout);
 }
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
@@ -635,8 +641,8 @@ static void emit_registration(pg_buf *b, const pg_provider *p)
     for (int i = 0; i < 8; i++)
         pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } },\n");
     pg_buf_printf(b, "    %zu,\n    palev_events_%s,\n    palev_event_names_%s,\n    palev_event_states_%s,\n"
-                  "    palev_keyword_events_%s,\n    palev_keyword_start_%s,\n};\n\n",
-                  p->events.len, P, P, P, P, P);
+                  "    palev_keyword_events_%s,\n    palev_keyword_start_%s,\n    \"%s\",\n};\n\n",
+                  p->events.len, P, P, P, P, P, p->layout);
     pg_buf_printf(b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);
@@ -700,11 +706,22 @@ static void name_arg_structs(pg_provider *p)
     }
 }
 
+/* The probe provider and the call sites must come from one P-tp.h: its hash names it. */
+static void name_layout(pg_provider *p, const pg_file *tp_h)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < tp_h->text.len; i++)
+        h = (h ^ (unsigned char)tp_h->text.data[i]) * 16777619u;
+    p->layout = pg_printf("palev-layout:%s:%08x", p->lttng_name, (unsigned)h);
+}
+
 void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files)
 {
     mark_bool_enum(p);
     name_arg_structs(p);
     emit_tp_h(m, p, files);
+    name_layout(p, files->items[files->len - 1]);
     emit_probe_c(m, p, files);
     emit_events_h(m, p, files);
     emit_events_c(m, p, files);

@@ -222,6 +222,7 @@ typedef struct pg_provider {
     pg_vec levels, tasks, opcodes, keywords, channels, maps, templates, events;
     pg_index template_index;    /* tid -> template */
     int uses_bool_enum;
+    char *layout;           /* "palev-layout:<P>:<hash of P-tp.h>", set by pg_emit_provider */
 } pg_provider;
 
 typedef struct pg_string {

@@ -162,11 +162,17 @@ typedef struct palev_provider {
      * keywords; keyword_start has 66 entries. */
     const uint32_t *keyword_events;
     const uint32_t *keyword_start;
+    /* "palev-layout:<name>:<hash>", also in the probe provider built from the same P-tp.h: a
+     * lib<name>-lttng.so without it was built from another version of the manifest and is
+     * skipped. NULL: no check. (Descriptors of older generators end before this field.) */
+    const char *layout;
 } palev_provider;
 
 /* Register a generated provider and load its probe provider "lib<name>-lttng.so": from the
  * directories in PALEV_PROVIDER_PATH (colon-separated), then next to the executable, then next to
- * libpaleventing.so itself (found with dladdr), then the dynamic linker's default search path.
+ * the module that defines `provider` (a plugin's own directory), then next to libpaleventing.so
+ * itself (both found with dladdr), then the dynamic linker's default search path. A file that
+ * lacks the descriptor's `layout` (built from another version of the manifest) is skipped.
  * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. Thread-safe.
  * Returns 0 when loaded (or already loaded), -ENOENT when no probe provider could be loaded
  * (tracing of that provider stays off, the host runs; not retried), -ECANCELED when PALEV_LTTNG=0

@@ -119,7 +119,39 @@ static int validate(const palev_provider *p)
  * maps its segments without checking that the file holds them, and the first touch of a page
  * past the end raises SIGBUS in the host). Anything else is left to dlopen, which refuses bad
  * files cleanly. NULL when nothing is wrong. */
-static const char *unloadable(const char *path)
+/* Does the file hold `text`? Read in blocks that overlap by the text's length. */
+static int file_holds(int fd, const char *text)
+{
+    char block[16384];
+    size_t len = strlen(text), have = 0;
+    off_t at = 0;
+    ssize_t n;
+
+    if (len == 0 || len >= sizeof(block) / 2)
+        return 0;
+    while ((n = pread(fd, block + have, sizeof(block) - have, at)) > 0) {
+        at += n;
+        have += (size_t)n;
+        if (memmem(block, have, text, len))
+            return 1;
+        if (have >= len) {
+            memmove(block, block + have - (len - 1), len - 1);
+            have = len - 1;
+        }
+    }
+    return 0;
+}
+
+/* The layout the descriptor expects its probe provider to hold, or NULL (no check: a
+ * descriptor from before the field, or none given). */
+static const char *expected_layout(const palev_provider *p)
+{
+    if (p->struct_size < offsetof(palev_provider, layout) + sizeof(p->layout))
+        return NULL;
+    return p->layout;
+}
+
+static const char *unloadable(const char *path, const char *layout)
 {
     struct stat st;
     ElfW(Ehdr) eh;
@@ -144,22 +176,46 @@ static const char *unloadable(const char *path)
                                           ph.p_filesz > (uint64_t)st.st_size - ph.p_offset))
             why = "a segment past the end of the file (cut short?)";
     }
+    /* Loaded, LTTng would not connect its probes to our call sites (their arguments differ) and
+     * would keep any other provider of that name from loading: skip it, try the next. */
+    if (!why && layout && !file_holds(fd, layout))
+        why = "built from another version of the manifest (its layout is not the host's)";
 end:
     close(fd);
     return why;
 }
 
-/* RTLD_NODELETE and no dlclose: call sites keep pointers into the probe provider forever. */
-static int try_load(const char *name, const char *path)
+/* A file found on the default search path could not be read before: say if it is of another
+ * version, now that it is loaded. */
+static void check_loaded_layout(void *handle, const char *name, const char *path, const char *layout)
 {
-    const char *reason = strchr(path, '/') ? unloadable(path) : NULL;
+    char symbol[PROVIDER_NAME_MAX + sizeof("palev_layout_")];
+    const char *found;
+
+    if (!layout || strchr(path, '/'))
+        return;
+    snprintf(symbol, sizeof(symbol), "palev_layout_%s", name);
+    found = dlsym(handle, symbol);
+    if (!found || strcmp(found, layout) != 0)
+        palev__debug("provider %s from \"%s\" was built from another version of the manifest "
+                     "(%s, the host has %s): its events will not be recorded", name, path,
+                     found ? found : "no layout", layout);
+}
+
+/* RTLD_NODELETE and no dlclose: call sites keep pointers into the probe provider forever. */
+static int try_load(const palev_provider *provider, const char *path)
+{
+    const char *name = provider->name, *layout = expected_layout(provider);
+    const char *reason = strchr(path, '/') ? unloadable(path, layout) : NULL;
+    void *handle;
 
     if (reason) {
         palev__debug("failed to load provider: path=\"%s\", reason=\"%s\"", path, reason);
         return -ENOENT;
     }
-    if (dlopen(path, RTLD_NOW | RTLD_NODELETE)) {
+    if ((handle = dlopen(path, RTLD_NOW | RTLD_NODELETE))) {
         palev__debug("loaded provider: name=\"%s\", path=\"%s\"", name, path);
+        check_loaded_layout(handle, name, path, layout);
         palev__ust_loaded();
         return 0;
     }
@@ -169,8 +225,9 @@ static int try_load(const char *name, const char *path)
     return -ENOENT;
 }
 
-static int try_dir(const char *name, const char *dir)
+static int try_dir(const palev_provider *provider, const char *dir)
 {
+    const char *name = provider->name;
     char path[PATH_MAX];
     int n = snprintf(path, sizeof(path), "%s/lib%s-lttng.so", dir, name);
 
@@ -179,7 +236,7 @@ static int try_dir(const char *name, const char *dir)
                      "long\"", dir, name);
         return -ENOENT;
     }
-    return try_load(name, path);
+    return try_load(provider, path);
 }
 
 /* Cut `path` to the directory of the file it names ("/" for "/f"); -ENOENT without a slash. */
@@ -270,16 +327,16 @@ static int load(const struct palev__config *cfg, const palev_provider *provider)
     char dirs[DIR_STEPS][PATH_MAX], file[PROVIDER_NAME_MAX + sizeof("lib-lttng.so")];
 
     for (size_t i = 0; i < cfg->path_count; i++)
-        if (try_dir(name, cfg->path[i]) == 0)
+        if (try_dir(provider, cfg->path[i]) == 0)
             return 0;
     for (size_t i = 0; i < DIR_STEPS; i++) {
         if (dir_steps[i](dirs[i], provider) != 0)
             dirs[i][0] = '\0';
-        else if (!seen_before(dirs, i) && try_dir(name, dirs[i]) == 0)
+        else if (!seen_before(dirs, i) && try_dir(provider, dirs[i]) == 0)
             return 0;
     }
     snprintf(file, sizeof(file), "lib%s-lttng.so", name);
-    if (try_load(name, file) == 0)
+    if (try_load(provider, file) == 0)
         return 0;
     palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable %s in "
                  "PALEV_PROVIDER_PATH, the executable's directory, the registering module's "

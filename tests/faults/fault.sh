@@ -13,7 +13,8 @@
 #   provider         the probe provider missing, unreadable, a directory, not an ELF file, a cut
 #                    ELF file, a FIFO: the host runs untraced
 #   provider-layout  a probe provider generated from another version of the manifest (same
-#                    names, another argument layout): needs PALEV_GEN
+#                    names, another argument layout) is skipped, the next candidate loaded: needs
+#                    PALEV_GEN
 #   big              64 KiB strings and 100 000-element arrays: recorded whole when the
 #                    sub-buffer holds them, else discarded and reported; never a crash
 #   eventsource-big  EventSource payloads of 1 MiB (JSON text to compact, and json_pack): recorded
@@ -210,13 +211,27 @@ PY
         "$v/Palev_Faults-probe.c" -llttng-ust || fault_fail "the variant probe does not build"
     chown -R "$(stat -c %u:%g "$W")" "$v"
     fault_sessiond_start
+    # Only the variant: refused before it is loaded, and said so; the host runs untraced.
     fault_session layout "$W/trace"
-    FAULT_HOST_TIMEOUT=30 fault_host_start "$W/host.log" env PALEV_PROVIDER_PATH="$v" \
+    FAULT_HOST_TIMEOUT=30 fault_host_start "$W/host.log" env PALEV_PROVIDER_PATH="$v" PALEV_DEBUG=1 \
         "$W/bin/fault_host" --seconds 1 --pace-us 100
-    fault_host_wait "$W/host.log"
+    wait "$FAULT_HOST_PID" || fault_fail "the host exited $?: $(head -5 "$W/host.log.err")"
     fault_lttng stop layout && fault_lttng destroy layout
-    echo -n "host exited 0 with a provider of another layout; "
+    grep -q "failed to load provider: path=\"$v/libPalev_Faults-lttng.so\", reason=\"built from another version of the manifest" \
+        "$W/host.log.err" || fault_fail "PALEV_DEBUG did not say why the variant was skipped: $(cat "$W/host.log.err")"
+    echo -n "host exited 0 with only a provider of another layout (skipped, PALEV_DEBUG says why); "
     fault_check "$W/trace" --max Tick=0
+    # The variant first in PALEV_PROVIDER_PATH, the right one beside the host: the right one is
+    # loaded, the host traced.
+    cp "$(dirname "$host")/libPalev_Faults-lttng.so" "$W/bin/" && chown -R "$(stat -c %u:%g "$W")" "$W/bin" ||
+        fault_fail "cannot copy the probe provider"
+    fault_session layout2 "$W/trace2"
+    FAULT_HOST_TIMEOUT=30 fault_host_start "$W/host2.log" env PALEV_PROVIDER_PATH="$v" \
+        "$W/bin/fault_host" --seconds 1 --pace-us 100
+    fault_host_wait "$W/host2.log"
+    fault_lttng stop layout2 && fault_lttng destroy layout2
+    echo -n "the variant first in PALEV_PROVIDER_PATH, the right one beside the host: "
+    fault_check "$W/trace2" --min Tick=100
 }
 
 # Each thread fires one BigString (two 64 KiB strings), one BigArray (400 KB of integers) and one

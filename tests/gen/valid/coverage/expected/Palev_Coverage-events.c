@@ -446,6 +446,7 @@ const palev_provider palev_provider_Palev_Coverage = {
     palev_event_states_Palev_Coverage,
     palev_keyword_events_Palev_Coverage,
     palev_keyword_start_Palev_Coverage,
+    "palev-layout:Palev_Coverage:a060be35",
 };
 
 /* Load libPalev_Coverage-lttng.so at start-up, so a host that never calls palev_init() traces. */

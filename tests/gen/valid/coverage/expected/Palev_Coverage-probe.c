@@ -2,3 +2,9 @@
 /* Probe provider of Palev_Coverage: build into libPalev_Coverage-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Palev_Coverage-tp.h"
+
+/* What Palev_Coverage-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Palev_Coverage[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Palev_Coverage[] = "palev-layout:Palev_Coverage:a060be35";

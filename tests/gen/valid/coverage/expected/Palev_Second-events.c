@@ -66,6 +66,7 @@ const palev_provider palev_provider_Palev_Second = {
     palev_event_states_Palev_Second,
     palev_keyword_events_Palev_Second,
     palev_keyword_start_Palev_Second,
+    "palev-layout:Palev_Second:bee35b87",
 };
 
 /* Load libPalev_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -2,3 +2,9 @@
 /* Probe provider of Palev_Second: build into libPalev_Second-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Palev_Second-tp.h"
+
+/* What Palev_Second-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Palev_Second[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Palev_Second[] = "palev-layout:Palev_Second:bee35b87";

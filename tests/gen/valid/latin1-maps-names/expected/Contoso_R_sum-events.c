@@ -114,6 +114,7 @@ const palev_provider palev_provider_Contoso_R_sum = {
     palev_event_states_Contoso_R_sum,
     palev_keyword_events_Contoso_R_sum,
     palev_keyword_start_Contoso_R_sum,
+    "palev-layout:Contoso_R_sum:d2faf214",
 };
 
 /* Load libContoso_R_sum-lttng.so at start-up, so a host that never calls palev_init() traces. */

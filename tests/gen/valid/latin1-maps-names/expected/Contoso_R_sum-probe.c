@@ -2,3 +2,9 @@
 /* Probe provider of Contoso_R_sum: build into libContoso_R_sum-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Contoso_R_sum-tp.h"
+
+/* What Contoso_R_sum-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Contoso_R_sum[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Contoso_R_sum[] = "palev-layout:Contoso_R_sum:d2faf214";

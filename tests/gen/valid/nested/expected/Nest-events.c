@@ -84,6 +84,7 @@ const palev_provider palev_provider_Nest = {
     palev_event_states_Nest,
     palev_keyword_events_Nest,
     palev_keyword_start_Nest,
+    "palev-layout:Nest:299b131f",
 };
 
 /* Load libNest-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -2,3 +2,9 @@
 /* Probe provider of Nest: build into libNest-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Nest-tp.h"
+
+/* What Nest-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Nest[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Nest[] = "palev-layout:Nest:299b131f";

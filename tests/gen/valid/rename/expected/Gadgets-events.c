@@ -58,6 +58,7 @@ const palev_provider palev_provider_Gadgets = {
     palev_event_states_Gadgets,
     palev_keyword_events_Gadgets,
     palev_keyword_start_Gadgets,
+    "palev-layout:Gadgets:84d9f3bc",
 };
 
 /* Load libGadgets-lttng.so at start-up, so a host that never calls palev_init() traces. */

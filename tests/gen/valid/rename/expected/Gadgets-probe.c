@@ -2,3 +2,9 @@
 /* Probe provider of Gadgets: build into libGadgets-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Gadgets-tp.h"
+
+/* What Gadgets-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Gadgets[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Gadgets[] = "palev-layout:Gadgets:84d9f3bc";

@@ -62,6 +62,7 @@ const palev_provider palev_provider_Fabrikam_Wide = {
     palev_event_states_Fabrikam_Wide,
     palev_keyword_events_Fabrikam_Wide,
     palev_keyword_start_Fabrikam_Wide,
+    "palev-layout:Fabrikam_Wide:60ea3c84",
 };
 
 /* Load libFabrikam_Wide-lttng.so at start-up, so a host that never calls palev_init() traces. */

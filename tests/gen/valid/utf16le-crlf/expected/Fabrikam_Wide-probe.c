@@ -2,3 +2,9 @@
 /* Probe provider of Fabrikam_Wide: build into libFabrikam_Wide-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Fabrikam_Wide-tp.h"
+
+/* What Fabrikam_Wide-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Fabrikam_Wide[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Fabrikam_Wide[] = "palev-layout:Fabrikam_Wide:60ea3c84";

@@ -66,6 +66,7 @@ const palev_provider palev_provider_Contoso_Second = {
     palev_event_states_Contoso_Second,
     palev_keyword_events_Contoso_Second,
     palev_keyword_start_Contoso_Second,
+    "palev-layout:Contoso_Second:c4d4539b",
 };
 
 /* Load libContoso_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

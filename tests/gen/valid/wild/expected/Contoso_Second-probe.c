@@ -2,3 +2,9 @@
 /* Probe provider of Contoso_Second: build into libContoso_Second-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Contoso_Second-tp.h"
+
+/* What Contoso_Second-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Contoso_Second[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Contoso_Second[] = "palev-layout:Contoso_Second:c4d4539b";

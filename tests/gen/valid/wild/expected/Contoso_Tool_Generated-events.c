@@ -116,6 +116,7 @@ const palev_provider palev_provider_Contoso_Tool_Generated = {
     palev_event_states_Contoso_Tool_Generated,
     palev_keyword_events_Contoso_Tool_Generated,
     palev_keyword_start_Contoso_Tool_Generated,
+    "palev-layout:Contoso_Tool_Generated:06ceb340",
 };
 
 /* Load libContoso_Tool_Generated-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -2,3 +2,9 @@
 /* Probe provider of Contoso_Tool_Generated: build into libContoso_Tool_Generated-lttng.so, the only object linking liblttng-ust. */
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "Contoso_Tool_Generated-tp.h"
+
+/* What Contoso_Tool_Generated-tp.h this was built from: libpaleventing looks for it before loading this file,
+ * and skips a probe provider built from another version of the manifest. */
+extern const char palev_layout_Contoso_Tool_Generated[];
+__attribute__((visibility("default"), used))
+const char palev_layout_Contoso_Tool_Generated[] = "palev-layout:Contoso_Tool_Generated:06ceb340";
