@@ -302,8 +302,12 @@ static void emit_event_stubs(pg_buf *b, const pg_provider *p, const pg_event *e)
     /* The macro is what callers get: the state is tested before any argument is evaluated (an
      * inline function's arguments are computed first, loads included). (FireEvent<Sym>)(...)
      * still reaches the function, and its address can be taken. */
-    pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s(__VA_ARGS__) : (void)0)\n\n",
-                  e->cname, tp_state(p, e), emit_fn(p, e));
+    if (*pg_args(e->tmpl))
+        pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s(__VA_ARGS__) : (void)0)\n\n",
+                      e->cname, tp_state(p, e), emit_fn(p, e));
+    else    /* no fields: no variadic macro, which C11 and C++17 want one argument for */
+        pg_buf_printf(b, "#define FireEvent%s() \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s() : (void)0)\n\n",
+                      e->cname, tp_state(p, e), emit_fn(p, e));
     pg_buf_printf(b, "static inline palev_event_descriptor EventDescriptor%s(void)\n{\n"
                   "    palev_event_descriptor d = { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) };\n\n"
                   "    return d;\n}\n\n", e->cname, (unsigned long long)e->value,

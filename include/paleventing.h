@@ -230,7 +230,7 @@ PALEV_API int palev_perfmap_is_enabled(void);
  * ------------------------------------------------------------------------------------------- */
 
 /* A length meaning "up to the terminating NUL". */
-#define PALEV_NUL_TERMINATED ((size_t)-1)
+#define PALEV_NUL_TERMINATED SIZE_MAX
 
 /* Convert `srclen` UTF-16 code units from `src` (or up to its NUL when srclen is
  * PALEV_NUL_TERMINATED) into UTF-8 in `dst`, which always ends with a NUL when dstsize > 0.
@@ -321,8 +321,13 @@ PALEV_API const void *palev_scratch_gather_nested(palev_scratch *sc, const void 
                                                   size_t cnt_offset, size_t cnt_size,
                                                   size_t elem_size, size_t *total);
 
-/* True (1) when a tracepoint state says the event is enabled: one load, no barrier. */
+/* True (1) when a tracepoint state says the event is enabled: one load, no barrier. (C++: no
+ * old-style cast in the host's code, -Wold-style-cast stays quiet.) */
+#ifdef __cplusplus
+#define PALEV_TP_STATE_ENABLED(state) __builtin_expect(*static_cast<const volatile int *>(&(state)), 0)
+#else
 #define PALEV_TP_STATE_ENABLED(state) __builtin_expect(*(const volatile int *)&(state), 0)
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The public header alone, used as a host would: compiled as C11 and (header.cpp) as C++17 with
- * -Wall -Wextra -Werror -pedantic-errors. */
+ * -Wall -Wextra -Werror -pedantic-errors (and -Wold-style-cast). */
 #include <paleventing.h>
 
 int palev_header_use(void);
@@ -15,7 +15,10 @@ int palev_header_use(void)
 
     if (palev_init() != 0)
         return -1;
-    return (int)n + PALEV_TP_STATE_ENABLED(state) + (int)g.data4[0] + (int)d.level +
-           palev_provider_is_enabled(NULL, 0, 0) + (palev_strerror(0) != NULL) +
-           palev_eventsource_is_enabled("source", "name") + PALEV_VERSION_MAJOR;
+    /* no casts: C++ hosts build with -Wold-style-cast */
+    if (PALEV_TP_STATE_ENABLED(state) || PALEV_EVENTSOURCE_LISTENING())
+        return 1;
+    return (n + g.data4[0] + d.level > 0) + palev_provider_is_enabled(NULL, 0, 0) +
+           (palev_strerror(0) != NULL) + palev_eventsource_is_enabled("source", "name") +
+           PALEV_VERSION_MAJOR;
 }

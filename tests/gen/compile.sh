@@ -27,7 +27,8 @@ for h in *-events.h; do
     for src in "$p-probe.c" "$p-events.c" "$p-selftest.c" "use-$p.c"; do
         $CC -std=c11 -fPIC "${flags[@]}" -c "$src" -o /dev/null || { echo "FAIL: $src (C11)"; exit 1; }
     done
-    $CXX -std=c++17 "${flags[@]}" -c "use-$p.cpp" -o /dev/null || { echo "FAIL: $h (C++17)"; exit 1; }
+    $CXX -std=c++17 "${flags[@]}" -Wpedantic -Wold-style-cast -c "use-$p.cpp" -o /dev/null ||
+        { echo "FAIL: $h (C++17)"; exit 1; }
     $CXX -std=c++17 "${flags[@]}" -x c++ -c "$p-events.c" -o /dev/null ||
         { echo "FAIL: $p-events.c (C++17)"; exit 1; }
     n=$((n + 1))

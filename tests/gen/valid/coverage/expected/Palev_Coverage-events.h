@@ -307,8 +307,8 @@ static inline void FireEventNoTemplate(void)
         palev_emit_Palev_Coverage_NoTemplate();
 }
 
-#define FireEventNoTemplate(...) \
-    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___NoTemplate.state) ? palev_emit_Palev_Coverage_NoTemplate(__VA_ARGS__) : (void)0)
+#define FireEventNoTemplate() \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___NoTemplate.state) ? palev_emit_Palev_Coverage_NoTemplate() : (void)0)
 
 static inline palev_event_descriptor EventDescriptorNoTemplate(void)
 {
@@ -334,8 +334,8 @@ static inline void FireEventEmptyTemplate(void)
         palev_emit_Palev_Coverage_EmptyTemplate();
 }
 
-#define FireEventEmptyTemplate(...) \
-    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___EmptyTemplate.state) ? palev_emit_Palev_Coverage_EmptyTemplate(__VA_ARGS__) : (void)0)
+#define FireEventEmptyTemplate() \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___EmptyTemplate.state) ? palev_emit_Palev_Coverage_EmptyTemplate() : (void)0)
 
 static inline palev_event_descriptor EventDescriptorEmptyTemplate(void)
 {

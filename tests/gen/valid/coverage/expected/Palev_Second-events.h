@@ -66,8 +66,8 @@ static inline void FireEventEvent2(void)
         palev_emit_Palev_Second_Event2();
 }
 
-#define FireEventEvent2(...) \
-    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___Event2.state) ? palev_emit_Palev_Second_Event2(__VA_ARGS__) : (void)0)
+#define FireEventEvent2() \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___Event2.state) ? palev_emit_Palev_Second_Event2() : (void)0)
 
 static inline palev_event_descriptor EventDescriptorEvent2(void)
 {

@@ -66,8 +66,8 @@ static inline void FireEventEvent103(void)
         palev_emit_Contoso_Second_Event103();
 }
 
-#define FireEventEvent103(...) \
-    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103.state) ? palev_emit_Contoso_Second_Event103(__VA_ARGS__) : (void)0)
+#define FireEventEvent103() \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103.state) ? palev_emit_Contoso_Second_Event103() : (void)0)
 
 static inline palev_event_descriptor EventDescriptorEvent103(void)
 {

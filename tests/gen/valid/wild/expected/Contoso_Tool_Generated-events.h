@@ -147,8 +147,8 @@ static inline void FireEventContoso_Tool_Generated_Event103(void)
         palev_emit_Contoso_Tool_Generated_Event103();
 }
 
-#define FireEventContoso_Tool_Generated_Event103(...) \
-    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event103.state) ? palev_emit_Contoso_Tool_Generated_Event103(__VA_ARGS__) : (void)0)
+#define FireEventContoso_Tool_Generated_Event103() \
+    (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event103.state) ? palev_emit_Contoso_Tool_Generated_Event103() : (void)0)
 
 static inline palev_event_descriptor EventDescriptorContoso_Tool_Generated_Event103(void)
 {
