@@ -26,7 +26,8 @@ expect_link() {  # expect_link NAME TARGET
 }
 expect_link libpaleventing.so "libpaleventing.so.${version%%.*}"
 expect_link "libpaleventing.so.${version%%.*}" "libpaleventing.so.$version"
-for f in include/paleventing.h bin/palev-gen "${lib#"$prefix"/}/pkgconfig/paleventing.pc" \
+for f in include/paleventing.h bin/palev-gen share/paleventing/valgrind.supp \
+         "${lib#"$prefix"/}/pkgconfig/paleventing.pc" \
          "${lib#"$prefix"/}/cmake/paleventing/paleventingConfig.cmake" \
          "${lib#"$prefix"/}/cmake/paleventing/paleventingConfigVersion.cmake" \
          "${lib#"$prefix"/}/cmake/paleventing/paleventingTargets.cmake" \

@@ -4,7 +4,7 @@
 # host, its generated events unit and libpaleventing's sources compiled into it), traced in a real
 # session: no sanitizer report, and babeltrace2 reads back exactly the .expect file.
 # The probe provider stays uninstrumented (it is LTTng's code). Leak checking stays on: unlike
-# valgrind (tests/unit/valgrind.supp), LeakSanitizer finds liblttng-ust's never-freed start-up
+# valgrind (pal/valgrind.supp), LeakSanitizer finds liblttng-ust's never-freed start-up
 # blocks still reachable and reports nothing, so no suppression is needed.
 # usage: asan_selftest.sh PALEV_GEN WORKDIR MANIFEST
 set -u
