@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The checker: resolve every reference, derive names, and report all errors with their lines. */
 #include "model.h"
+#include "lower.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -1033,6 +1034,42 @@ static void check_cnames(pg_manifest *m)
     }
 }
 
+/* Other names generated at file scope for the host (emit functions, struct element types) join
+ * provider, event, template and struct names with '_': different names can meet ("A" + "B_C",
+ * "A_B" + "C"). Hosts include every header of a manifest together and link every events unit:
+ * such a collision is an error naming both places. */
+static void check_c_names(pg_manifest *m)
+{
+    pg_index names = { 0 };
+    const pg_loc *o;
+
+    PG_VEC_EACH(pg_provider, p, m->providers) {
+        PG_VEC_EACH(pg_event, e, p->events) {
+            if (!e->lttng_name)
+                continue;
+            if ((o = pg_index_put(&names, pg_printf("palev_emit_%s_%s", p->lttng_name, e->lttng_name),
+                                  &e->loc)))
+                pg_error(name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
+                         "name palev_emit_%s_%s of the event at %s:%u", e->lttng_name, p->lttng_name,
+                         p->lttng_name, e->lttng_name, o->file, o->line);
+        }
+        PG_VEC_EACH(pg_template, t, p->templates) {
+            if (!t->ident)
+                continue;
+            PG_VEC_EACH(pg_field, f, t->fields) {
+                const char *type;
+
+                if (!f->is_struct || !f->tname)
+                    continue;
+                type = pg_struct_typename(p, t, f);
+                if ((o = pg_index_put(&names, type, &f->loc)))
+                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of the struct at "
+                             "%s:%u", f->name, type, o->file, o->line);
+            }
+        }
+    }
+}
+
 unsigned pg_check(pg_manifest *m, const pg_options *opt)
 {
     if (!m)
@@ -1054,5 +1091,7 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
         }
     }
     check_cnames(m);
+    if (!pg_error_count())
+        check_c_names(m);
     return pg_error_count();
 }
