@@ -309,27 +309,56 @@ static void check_keywords(pg_provider *p)
             pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
 }
 
+static int channel_value_used(const pg_provider *p, const pg_named *self, uint64_t v)
+{
+    PG_VEC_EACH(const pg_named, c, p->channels)
+        if (c != self && c->value_ok && c->value == v)
+            return 1;
+    return 0;
+}
+
+/* Channels: a chid (or name) each, unique; values as written, else the builtin's for an imported
+ * well-known channel, else the next free number from 16 (as mc.exe numbers them). */
 static void check_channels(pg_provider *p)
 {
     uint64_t next = 16;
 
     PG_VEC_EACH(pg_named, c, p->channels) {
-        const struct builtin *known = NULL;
-
         if (!c->chid)
             c->chid = c->name;
         if (!c->chid) {
             pg_error(c->loc, "channel has neither chid nor name");
             continue;
         }
+        for (size_t i = 0; p->channels.items[i] != c; i++) {
+            const pg_named *o = p->channels.items[i];
+
+            if (o->chid && strcmp(o->chid, c->chid) == 0)
+                pg_error(c->loc, "channel \"%s\" is defined twice (first at %s:%u)", c->chid,
+                         o->loc.file, o->loc.line);
+        }
+        if (c->value_str &&
+            (c->value_ok = parse_u64(c->value_str, c->value_loc,
+                                     pg_printf("value of channel \"%s\"", c->chid), 255, &c->value)) &&
+            channel_value_used(p, c, c->value))
+            pg_error(c->value_loc, "channel value %llu is used twice", (unsigned long long)c->value);
+    }
+    PG_VEC_EACH(pg_named, c, p->channels) {
+        const struct builtin *known = NULL;
+
+        if (!c->chid || c->value_str)
+            continue;
         for (size_t i = 0; c->imported && c->name && i < sizeof(builtin_channels) / sizeof(builtin_channels[0]); i++)
             if (strcmp(builtin_channels[i].name, c->name) == 0)
                 known = &builtin_channels[i];
-        if (c->value_str)
-            parse_u64(c->value_str, c->value_loc, pg_printf("value of channel \"%s\"", c->chid), 255,
-                      &c->value);
-        else
-            c->value = known ? known->value : next++;
+        if (known) {
+            c->value = known->value;
+        } else {
+            while (channel_value_used(p, c, next))
+                next++;
+            c->value = next++;
+        }
+        c->value_ok = 1;
     }
 }
 
@@ -1089,6 +1118,16 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                          "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
                          o->name, o->name_loc.file, o->name_loc.line);
         }
+    }
+    for (size_t i = 0; opt && i < opt->rename_from.len; i++) {
+        int found = 0;
+
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            found |= p->name && strcmp(p->name, opt->rename_from.items[i]) == 0;
+        if (!found && m->providers.len)
+            pg_error((pg_loc){ m->path, 0 }, "--provider-name %s=%s: no provider \"%s\" in the "
+                     "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
+                     (char *)opt->rename_from.items[i]);
     }
     check_cnames(m);
     if (!pg_error_count())

@@ -33,6 +33,18 @@ static void bt_string(pg_buf *b, const char *s)
     pg_buf_putn(b, "\"", 1);
 }
 
+/* An enum label as babeltrace2 shows it: as a string, except that LTTng's metadata writes '?'
+ * as "\?" (no trigraph can form) and babeltrace2 2.0 shows it so. */
+static void bt_label(pg_buf *b, const char *s)
+{
+    pg_buf t = { 0 };
+
+    bt_string(&t, s);
+    for (size_t i = 0; i < t.len; i++)
+        pg_buf_puts(b, t.data[i] == '?' ? "\\?" : (char[]){ t.data[i], 0 });
+    pg_buf_free(&t);
+}
+
 static void expect_field(struct gen *g, const char *name, const char *value)
 {
     pg_buf_printf(&g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
@@ -188,7 +200,7 @@ static char *int_text(const pg_field *f, uint64_t v, int scalar)
         if (!e || e->value != v)
             return pg_printf("( <unknown> : container = %s )", num);
         pg_buf_puts(&b, "( ");
-        bt_string(&b, e->entry->label);
+        bt_label(&b, e->entry->label);
         pg_buf_printf(&b, " : container = %s )", num);
         return pg_strdup(b.data);
     }

@@ -75,7 +75,7 @@ void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob
 
 static const palev_event_descriptor palev_events_Contoso_R_sum[] = {
     { 10, 1, 0, 16, 0, 10, UINT64_C(0x10) },
-    { 11, 0, 0, 4, 0, 0, UINT64_C(0x0) },
+    { 11, 0, 17, 4, 0, 0, UINT64_C(0x0) },
     { 12, 0, 0, 5, 0, 0, UINT64_C(0x0) },
 };
 
@@ -114,7 +114,7 @@ const palev_provider palev_provider_Contoso_R_sum = {
     palev_event_states_Contoso_R_sum,
     palev_keyword_events_Contoso_R_sum,
     palev_keyword_start_Contoso_R_sum,
-    "palev-layout:Contoso_R_sum:d2faf214",
+    "palev-layout:Contoso_R_sum:d52daef2",
 };
 
 /* Load libContoso_R_sum-lttng.so at start-up, so a host that never calls palev_init() traces. */

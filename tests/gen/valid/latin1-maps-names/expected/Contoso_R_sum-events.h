@@ -77,7 +77,7 @@ static inline void FireEventMacros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t 
 
 static inline palev_event_descriptor EventDescriptorMacros(void)
 {
-    palev_event_descriptor d = { 11, 0, 0, 4, 0, 0, UINT64_C(0x0) };
+    palev_event_descriptor d = { 11, 0, 17, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
 }

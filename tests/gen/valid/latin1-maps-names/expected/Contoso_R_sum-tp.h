@@ -60,15 +60,15 @@ LTTNG_UST_TRACEPOINT_ENUM(Contoso_R_sum, map_HResult,
 /* valueMap "Size", as an unsigned 8-bit integer holds it */
 LTTNG_UST_TRACEPOINT_ENUM(Contoso_R_sum, map_Size,
     LTTNG_UST_TP_ENUM_VALUES(
-        lttng_ust_field_enum_value("one", 1LL)
+        lttng_ust_field_enum_value("one\077", 1LL)
     )
 )
 
 /* valueMap "Size", as an unsigned 32-bit integer holds it */
 LTTNG_UST_TRACEPOINT_ENUM(Contoso_R_sum, map_Size_u32,
     LTTNG_UST_TP_ENUM_VALUES(
-        lttng_ust_field_enum_value("one", 1LL)
-        lttng_ust_field_enum_value("three hundred", 300LL)
+        lttng_ust_field_enum_value("one\077", 1LL)
+        lttng_ust_field_enum_value("three hundred\077", 300LL)
     )
 )
 
