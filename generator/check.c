@@ -132,6 +132,16 @@ static const char *const libc_macros[] = {
     "EXFULL",
 };
 
+/* Families of such macros, when the name is all capitals, digits and '_'. */
+static const char *const macro_suffixes[] = {
+    "_MAX", "_MIN", "_BIT", "_WIDTH", "_EPSILON", "_DIG", "_MANT_DIG",
+};
+static const char *const macro_prefixes[] = {
+    "SEEK_", "EXIT_", "O_", "S_I", "SIG_", "SA_", "CLOCK_", "FD_", "EAI_", "AF_", "PF_", "SOCK_",
+    "SOL_", "SO_", "IPPROTO_", "MSG_", "EPOLL", "LC_", "FE_", "FP_", "M_", "PTHREAD_", "SCHED_",
+    "RLIMIT_", "RUSAGE_", "_IO",
+};
+
 static int has_prefix(const char *s, const char *p)
 {
     return strncmp(s, p, strlen(p)) == 0;
@@ -161,17 +171,13 @@ static int is_libc_macro(const char *s)
     if (!macro_shaped(s))
         return 0;
     /* limits (INT_MAX, SIZE_MAX, CHAR_BIT, ...), signals, open/seek/exit constants, ... */
-    return has_suffix(s, "_MAX") || has_suffix(s, "_MIN") || has_suffix(s, "_BIT") ||
-           has_suffix(s, "_WIDTH") || has_suffix(s, "_EPSILON") || has_suffix(s, "_DIG") ||
-           has_suffix(s, "_MANT_DIG") || has_prefix(s, "SEEK_") || has_prefix(s, "EXIT_") ||
-           has_prefix(s, "O_") || has_prefix(s, "S_I") || has_prefix(s, "SIG_") ||
-           has_prefix(s, "SA_") || has_prefix(s, "CLOCK_") || has_prefix(s, "FD_") ||
-           has_prefix(s, "EAI_") || has_prefix(s, "AF_") || has_prefix(s, "PF_") ||
-           has_prefix(s, "SOCK_") || has_prefix(s, "SOL_") || has_prefix(s, "SO_") ||
-           has_prefix(s, "IPPROTO_") || has_prefix(s, "MSG_") || has_prefix(s, "EPOLL") || has_prefix(s, "LC_") || has_prefix(s, "FE_") ||
-           has_prefix(s, "FP_") || has_prefix(s, "M_") || has_prefix(s, "PTHREAD_") ||
-           has_prefix(s, "SCHED_") || has_prefix(s, "RLIMIT_") || has_prefix(s, "RUSAGE_") ||
-           has_prefix(s, "_IO");
+    for (size_t i = 0; i < sizeof(macro_suffixes) / sizeof(macro_suffixes[0]); i++)
+        if (has_suffix(s, macro_suffixes[i]))
+            return 1;
+    for (size_t i = 0; i < sizeof(macro_prefixes) / sizeof(macro_prefixes[0]); i++)
+        if (has_prefix(s, macro_prefixes[i]))
+            return 1;
+    return 0;
 }
 
 static int is_reserved(const char *s)
@@ -337,11 +343,13 @@ static void check_channels(pg_provider *p)
                 pg_error(c->loc, "channel \"%s\" is defined twice (first at %s:%u)", c->chid,
                          o->loc.file, o->loc.line);
         }
-        if (c->value_str &&
-            (c->value_ok = parse_u64(c->value_str, c->value_loc,
-                                     pg_printf("value of channel \"%s\"", c->chid), 255, &c->value)) &&
-            channel_value_used(p, c, c->value))
-            pg_error(c->value_loc, "channel value %llu is used twice", (unsigned long long)c->value);
+        if (!c->value_str)
+            continue;
+        c->value_ok = parse_u64(c->value_str, c->value_loc,
+                                pg_printf("value of channel \"%s\"", c->chid), 255, &c->value);
+        if (c->value_ok && channel_value_used(p, c, c->value))
+            pg_error(c->value_loc, "channel value %llu is used twice",
+                     (unsigned long long)c->value);
     }
     PG_VEC_EACH(pg_named, c, p->channels) {
         const struct builtin *known = NULL;
@@ -1074,13 +1082,15 @@ static void check_c_names(pg_manifest *m)
 
     PG_VEC_EACH(pg_provider, p, m->providers) {
         PG_VEC_EACH(pg_event, e, p->events) {
+            const char *fn;
+
             if (!e->lttng_name)
                 continue;
-            if ((o = pg_index_put(&names, pg_printf("palev_emit_%s_%s", p->lttng_name, e->lttng_name),
-                                  &e->loc)))
+            fn = pg_emit_fn_name(p, e);
+            if ((o = pg_index_put(&names, fn, &e->loc)))
                 pg_error(name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
-                         "name palev_emit_%s_%s of the event at %s:%u", e->lttng_name, p->lttng_name,
-                         p->lttng_name, e->lttng_name, o->file, o->line);
+                         "name %s of the event at %s:%u", e->lttng_name, p->lttng_name, fn,
+                         o->file, o->line);
         }
         PG_VEC_EACH(pg_template, t, p->templates) {
             if (!t->ident)

@@ -275,11 +275,6 @@ static void emit_probe_c(const pg_manifest *m, const pg_provider *p, pg_vec *fil
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
 
-static const char *emit_fn(const pg_provider *p, const pg_event *e)
-{
-    return pg_printf("palev_emit_%s_%s", p->lttng_name, e->lttng_name);
-}
-
 static const char *tp_state(const pg_provider *p, const pg_event *e)
 {
     return pg_printf("lttng_ust_tracepoint_%s___%s.state", p->lttng_name, e->lttng_name);
@@ -293,21 +288,21 @@ static void emit_event_stubs(pg_buf *b, const pg_provider *p, const pg_event *e)
     pg_buf_printf(b, "extern struct lttng_ust_tracepoint lttng_ust_tracepoint_%s___%s\n"
                   "    __attribute__((visibility(\"hidden\")));\n", p->lttng_name, e->lttng_name);
     pg_buf_printf(b, "void %s(%s)\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n",
-                  emit_fn(p, e), params);
+                  pg_emit_fn_name(p, e), params);
     pg_buf_printf(b, "static inline int EventEnabled%s(void)\n{\n    return PALEV_TP_STATE_ENABLED(%s) != 0;\n}\n\n",
                   e->cname, tp_state(p, e));
     pg_buf_printf(b, "static inline void FireEvent%s(%s)\n{\n    if (PALEV_TP_STATE_ENABLED(%s))\n"
-                  "        %s(%s);\n}\n\n", e->cname, params, tp_state(p, e), emit_fn(p, e),
+                  "        %s(%s);\n}\n\n", e->cname, params, tp_state(p, e), pg_emit_fn_name(p, e),
                   pg_args(e->tmpl));
     /* The macro is what callers get: the state is tested before any argument is evaluated (an
      * inline function's arguments are computed first, loads included). (FireEvent<Sym>)(...)
      * still reaches the function, and its address can be taken. */
     if (*pg_args(e->tmpl))
         pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s(__VA_ARGS__) : (void)0)\n\n",
-                      e->cname, tp_state(p, e), emit_fn(p, e));
+                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
     else    /* no fields: no variadic macro, which C11 and C++17 want one argument for */
         pg_buf_printf(b, "#define FireEvent%s() \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s() : (void)0)\n\n",
-                      e->cname, tp_state(p, e), emit_fn(p, e));
+                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
     pg_buf_printf(b, "static inline palev_event_descriptor EventDescriptor%s(void)\n{\n"
                   "    palev_event_descriptor d = { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) };\n\n"
                   "    return d;\n}\n\n", e->cname, (unsigned long long)e->value,
@@ -556,7 +551,7 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
     const pg_template *t = e->tmpl && template_has_leaves(e->tmpl) ? e->tmpl : NULL;
     int scratch = t && pg_template_needs_scratch(t);
 
-    pg_buf_printf(b, "void %s(%s)\n{\n", emit_fn(p, e), pg_params(p, e->tmpl));
+    pg_buf_printf(b, "void %s(%s)\n{\n", pg_emit_fn_name(p, e), pg_params(p, e->tmpl));
     if (!t) {
         pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n}\n\n", p->lttng_name, e->lttng_name);
         return;
@@ -695,17 +690,23 @@ static void mark_bool_enum(pg_provider *p)
  * Every tracepoint takes a pointer to an argument struct, so the struct's name carries a hash
  * of its layout and fields: a probe provider built from another version of the manifest then
  * fails to connect (LTTng warns) instead of reading arguments of another layout. */
+static unsigned fnv1a(const pg_buf *b)
+{
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < b->len; i++)
+        h = (h ^ (unsigned char)b->data[i]) * 16777619u;
+    return h;
+}
+
 static void name_arg_structs(pg_provider *p)
 {
     PG_VEC_EACH(pg_template, t, p->templates) {
         pg_buf layout = { 0 };
-        uint32_t h = 2166136261u;
 
         emit_arg_members(&layout, t);
         emit_tp_fields(&layout, p, t);
-        for (size_t i = 0; i < layout.len; i++)
-            h = (h ^ (unsigned char)layout.data[i]) * 16777619u;
-        t->args_name = pg_printf("palev_args_%s_%s_%08x", p->lttng_name, t->ident, (unsigned)h);
+        t->args_name = pg_printf("palev_args_%s_%s_%08x", p->lttng_name, t->ident, fnv1a(&layout));
         pg_buf_free(&layout);
     }
 }
@@ -713,11 +714,7 @@ static void name_arg_structs(pg_provider *p)
 /* The probe provider and the call sites must come from one P-tp.h: its hash names it. */
 static void name_layout(pg_provider *p, const pg_file *tp_h)
 {
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < tp_h->text.len; i++)
-        h = (h ^ (unsigned char)tp_h->text.data[i]) * 16777619u;
-    p->layout = pg_printf("palev-layout:%s:%08x", p->lttng_name, (unsigned)h);
+    p->layout = pg_printf("palev-layout:%s:%08x", p->lttng_name, fnv1a(&tp_h->text));
 }
 
 void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files)

@@ -92,6 +92,11 @@ const char *pg_struct_typename(const pg_provider *p, const pg_template *t, const
     return pg_printf("%s_%s_%s", p->lttng_name, t->ident, s->tname);
 }
 
+const char *pg_emit_fn_name(const pg_provider *p, const pg_event *e)
+{
+    return pg_printf("palev_emit_%s_%s", p->lttng_name, e->lttng_name);
+}
+
 /* The C type of one element of an array, or of a scalar. */
 static const char *value_type(const pg_field *f, int in_struct)
 {

@@ -36,6 +36,8 @@ void pg_template_leaves(const pg_template *t, pg_vec *leaves);
 const char *pg_scalar_ctype(const pg_field *f);     /* storage type of an integer or float */
 char *pg_param_decl(const pg_field *f, const char *name, int in_struct);
 const char *pg_struct_typename(const pg_provider *p, const pg_template *t, const pg_field *s);
+/* The out-of-line function an event's FireEvent calls: palev_emit_<P>_<Event>. */
+const char *pg_emit_fn_name(const pg_provider *p, const pg_event *e);
 
 /* The FireEvent parameter list ("void" when empty) and the matching argument list. */
 char *pg_params(const pg_provider *p, const pg_template *t);

@@ -115,6 +115,7 @@ typedef struct pg_enum {
     int is_signed;
     char *ident;            /* enum name in the tracepoint header */
     pg_vec values;          /* pg_enum_value: the entries the type can hold; never empty */
+    const pg_enum_value *sample;    /* the value the selftest fires, chosen once by selftest.c */
 } pg_enum;
 
 typedef struct pg_map {

@@ -472,6 +472,19 @@ static void single_byte_to_utf8(pg_buf *b, const unsigned char *s, size_t len, i
     }
 }
 
+/* The 8-bit encodings read, by the names a declaration may give them. "UTF-16..." on 8-bit text
+ * (no BOM, '<' a byte of its own): a tool saved it as UTF-8 and kept the declaration. */
+enum { ENC_UTF8, ENC_LATIN1, ENC_CP1252 };
+static const struct {
+    const char *name;
+    int enc;
+} encodings[] = {
+    { "utf-8", ENC_UTF8 }, { "utf8", ENC_UTF8 }, { "unicode", ENC_UTF8 },
+    { "iso-8859-1", ENC_LATIN1 }, { "iso_8859-1", ENC_LATIN1 }, { "latin1", ENC_LATIN1 },
+    { "l1", ENC_LATIN1 }, { "us-ascii", ENC_LATIN1 }, { "ascii", ENC_LATIN1 },
+    { "windows-1252", ENC_CP1252 }, { "cp1252", ENC_CP1252 },
+};
+
 /* Everything becomes UTF-8 for expat: the BOM decides, else the XML declaration. Returns 0, or
  * -1 for an encoding we cannot read (reported). */
 static int to_utf8(const char *path, pg_buf *b, const char *data, size_t len)
@@ -489,15 +502,18 @@ static int to_utf8(const char *path, pg_buf *b, const char *data, size_t len)
         utf16_to_utf8(b, s, len, 1);
     else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
         pg_buf_putn(b, data + 3, len - 3);
-    else if (!(enc = declared_encoding(data, len)) || !strcasecmp(enc, "utf-8") || !strcasecmp(enc, "utf8") ||
-             !strncasecmp(enc, "utf-16", 6) || !strcasecmp(enc, "unicode"))
-        pg_buf_putn(b, data, len);  /* "UTF-16" on 8-bit text: a tool saved it as UTF-8 */
-    else if (!strcasecmp(enc, "iso-8859-1") || !strcasecmp(enc, "latin1") || !strcasecmp(enc, "us-ascii") ||
-             !strcasecmp(enc, "ascii") || !strcasecmp(enc, "iso_8859-1") || !strcasecmp(enc, "l1"))
-        single_byte_to_utf8(b, s, len, 0);
-    else if (!strcasecmp(enc, "windows-1252") || !strcasecmp(enc, "cp1252"))
-        single_byte_to_utf8(b, s, len, 1);
+    else if (!(enc = declared_encoding(data, len)) || strncasecmp(enc, "utf-16", 6) == 0)
+        pg_buf_putn(b, data, len);
     else {
+        for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++) {
+            if (strcasecmp(enc, encodings[i].name) != 0)
+                continue;
+            if (encodings[i].enc == ENC_UTF8)
+                pg_buf_putn(b, data, len);
+            else
+                single_byte_to_utf8(b, s, len, encodings[i].enc == ENC_CP1252);
+            return 0;
+        }
         pg_error((pg_loc){ path, 1 }, "encoding \"%s\" is not supported (UTF-8, UTF-16 with a BOM, "
                  "ISO-8859-1, US-ASCII and windows-1252 are)", enc);
         return -1;

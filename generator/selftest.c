@@ -40,8 +40,12 @@ static void bt_label(pg_buf *b, const char *s)
     pg_buf t = { 0 };
 
     bt_string(&t, s);
-    for (size_t i = 0; i < t.len; i++)
-        pg_buf_puts(b, t.data[i] == '?' ? "\\?" : (char[]){ t.data[i], 0 });
+    for (size_t i = 0; i < t.len; i++) {
+        if (t.data[i] == '?')
+            pg_buf_puts(b, "\\?");
+        else
+            pg_buf_putn(b, t.data + i, 1);
+    }
     pg_buf_free(&t);
 }
 
@@ -116,11 +120,14 @@ static uint64_t ref_of(const struct gen *g, const pg_ref *r, int elem)
 }
 
 /* The enum value the selftest fires: one only a single label has, negative if there is one (the
- * sign extension of hex map values is then seen in the trace). */
+ * sign extension of hex map values is then seen in the trace). Chosen once per enum: the scan is
+ * quadratic in the map's size, and every field using the enum asks more than once. */
 static const pg_enum_value *enum_entry(const pg_field *f)
 {
     const pg_enum_value *pick = NULL;
 
+    if (f->en->sample)
+        return f->en->sample;
     PG_VEC_EACH(const pg_enum_value, v, f->en->values) {
         int unique = 1;
 
@@ -131,9 +138,9 @@ static const pg_enum_value *enum_entry(const pg_field *f)
         if (!pick)
             pick = v;
         if (f->en->is_signed && (int64_t)v->value < 0)
-            return v;
+            return f->en->sample = v;
     }
-    return pick;
+    return f->en->sample = pick;
 }
 
 /* The raw value of an integer field, as 64 bits. */

@@ -187,7 +187,8 @@ end:
 
 /* A file found on the default search path could not be read before: say if it is of another
  * version, now that it is loaded. */
-static void check_loaded_layout(void *handle, const char *name, const char *path, const char *layout)
+static void check_loaded_layout(void *handle, const char *name, const char *path,
+                                const char *layout)
 {
     char symbol[PROVIDER_NAME_MAX + sizeof("palev_layout_")];
     const char *found;
@@ -266,13 +267,14 @@ static int exe_dir(char dir[PATH_MAX], const palev_provider *provider)
 }
 
 /* The directory of `addr`'s module (realpath: the loader may have recorded a relative or
- * symlinked name). */
-static int module_dir(char dir[PATH_MAX], const void *addr, const char *what)
+ * symlinked name). `in_module`: addr must be in a module, else it is worth a debug message. */
+static int module_dir(char dir[PATH_MAX], const void *addr, const char *what, int in_module)
 {
     Dl_info info;
 
     if (!dladdr(addr, &info) || !info.dli_fname) {
-        palev__debug("cannot find %s's directory: dladdr() failed", what);
+        if (in_module)
+            palev__debug("cannot find %s's directory: dladdr() failed", what);
         return -ENOENT;
     }
     if (!realpath(info.dli_fname, dir)) {
@@ -288,11 +290,7 @@ static int module_dir(char dir[PATH_MAX], const void *addr, const char *what)
  * Nothing to say when the descriptor is in no module (built at run time, on the heap). */
 static int registrant_dir(char dir[PATH_MAX], const palev_provider *provider)
 {
-    Dl_info info;
-
-    if (!dladdr(provider, &info) || !info.dli_fname)
-        return -ENOENT;
-    return module_dir(dir, provider, "the registering module");
+    return module_dir(dir, provider, "the registering module", 0);
 }
 
 /* The directory libpaleventing was loaded from, so providers installed beside the library (its
@@ -301,7 +299,7 @@ static int registrant_dir(char dir[PATH_MAX], const palev_provider *provider)
 static int lib_dir(char dir[PATH_MAX], const palev_provider *provider)
 {
     (void)provider;
-    return module_dir(dir, (const void *)palev_provider_register, "libpaleventing");
+    return module_dir(dir, (const void *)palev_provider_register, "libpaleventing", 1);
 }
 
 static int seen_before(char (*dirs)[PATH_MAX], size_t n)
