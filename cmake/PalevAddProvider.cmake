@@ -151,6 +151,9 @@ function(palev_add_provider target manifest)
     endif()
     add_dependencies(${target} ${p}-lttng)
     target_sources(${target} PRIVATE ${dir}/${p}-events.c ${dir}/${p}-events.h)
+    # Stack events walk frame pointers: the cold emit functions keep them whatever the host does,
+    # so a stack starts at the caller of FireEvent<Sym>() (docs/stacks.md).
+    set_property(SOURCE ${dir}/${p}-events.c APPEND PROPERTY COMPILE_OPTIONS -fno-omit-frame-pointer)
   endforeach()
   target_include_directories(${target} PRIVATE ${dir})
   target_link_libraries(${target} PRIVATE paleventing::paleventing ${CMAKE_DL_LIBS})

@@ -553,7 +553,8 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
 
     pg_buf_printf(b, "void %s(%s)\n{\n", pg_emit_fn_name(p, e), pg_params(p, e->tmpl));
     if (!t) {
-        pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n}\n\n", p->lttng_name, e->lttng_name);
+        pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n", p->lttng_name, e->lttng_name);
+        pg_buf_printf(b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
         return;
     }
     if (scratch)
@@ -565,7 +566,8 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
                   t->ident, scratch ? "&palev_sc" : "NULL", pg_args(t), p->lttng_name, e->lttng_name);
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_fini(&palev_sc);\n");
-    pg_buf_puts(b, "}\n\n");
+    /* A Stack event after the event, while a session records Paleventing:Stack (docs/stacks.md). */
+    pg_buf_printf(b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
 }
 
 /* The largest array recorded with a constant size: a NULL pointer there reads as zeros. */

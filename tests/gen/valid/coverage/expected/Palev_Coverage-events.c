@@ -228,6 +228,7 @@ void palev_emit_Palev_Coverage_IntsAlways(int8_t I8, uint8_t U8, int16_t I16, ui
 
     palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
     lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 0);
 }
 
 void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
@@ -240,6 +241,7 @@ void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag,
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscCritical, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 1);
 }
 
 void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
@@ -252,6 +254,7 @@ void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narro
     palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
     lttng_ust_do_tracepoint(Palev_Coverage, TextError, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 2);
 }
 
 void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
@@ -264,6 +267,7 @@ void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, 
     palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
     lttng_ust_do_tracepoint(Palev_Coverage, ArraysWarning, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 3);
 }
 
 void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
@@ -276,6 +280,7 @@ void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, con
     palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
     lttng_ust_do_tracepoint(Palev_Coverage, BulkInfo, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 4);
 }
 
 void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
@@ -288,6 +293,7 @@ void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Covera
     palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
     lttng_ust_do_tracepoint(Palev_Coverage, SingleVerbose, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 5);
 }
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
@@ -296,6 +302,7 @@ void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 6);
 }
 
 void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
@@ -308,6 +315,7 @@ void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uin
     palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
     lttng_ust_do_tracepoint(Palev_Coverage, Names, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 7);
 }
 
 void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
@@ -320,16 +328,19 @@ void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, 
     palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
     lttng_ust_do_tracepoint(Palev_Coverage, Wide15, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 8);
 }
 
 void palev_emit_Palev_Coverage_NoTemplate(void)
 {
     lttng_ust_do_tracepoint(Palev_Coverage, NoTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 9);
 }
 
 void palev_emit_Palev_Coverage_EmptyTemplate(void)
 {
     lttng_ust_do_tracepoint(Palev_Coverage, EmptyTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 10);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
@@ -338,6 +349,7 @@ void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 11);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
@@ -346,6 +358,7 @@ void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 12);
 }
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
@@ -354,6 +367,7 @@ void palev_emit_Palev_Coverage_Event13(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 13);
 }
 
 void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
@@ -366,6 +380,7 @@ void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, co
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscAgain, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 14);
 }
 
 static const palev_event_descriptor palev_events_Palev_Coverage[] = {

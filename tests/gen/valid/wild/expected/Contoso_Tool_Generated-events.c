@@ -26,6 +26,7 @@ void palev_emit_Contoso_Tool_Generated_RequestBegin(uint32_t Elapsed_ms, uint32_
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestBegin, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 0);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
@@ -38,6 +39,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t 
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 1);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
@@ -50,6 +52,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd_V2, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 2);
 }
 
 void palev_emit_Contoso_Tool_Generated_Event102(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
@@ -62,11 +65,13 @@ void palev_emit_Contoso_Tool_Generated_Event102(uint32_t Elapsed_ms, uint32_t St
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, Event102, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 3);
 }
 
 void palev_emit_Contoso_Tool_Generated_Event103(void)
 {
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, Event103);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 4);
 }
 
 static const palev_event_descriptor palev_events_Contoso_Tool_Generated[] = {

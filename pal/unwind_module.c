@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* libpaleventing-unwind.so: the calling thread's stack unwound by libunwind (DWARF CFI, frame
+ * pointers where there is none), for PALEV_STACK=unwind. Loaded by libpaleventing on demand. */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <stddef.h>
+#include <stdint.h>
+
+size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+    __attribute__((visibility("default")));
+
+/* ip[i] returns into a function whose frame ends at its caller's stack pointer, known one step
+ * later: top[i] is that, or UINTPTR_MAX for the outermost frame. */
+size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+{
+    unw_context_t context;
+    unw_cursor_t cursor;
+    unw_word_t pc, sp;
+    size_t n = 0;
+
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return 0;
+    while (n < max && unw_step(&cursor) > 0) {
+        if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0 ||
+            unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0)
+            break;
+        if (n > 0)
+            top[n - 1] = (uintptr_t)sp;
+        ip[n] = (uintptr_t)pc;
+        top[n++] = UINTPTR_MAX;
+    }
+    return n;
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Stacks read back from a real trace: each Paleventing:Stack event of the host, every frame named
+# by the oracle (stacks_oracle.py: CodeLoad/CodeRundown by time, statedump + nm), must be exactly
+# the call chain the host ran, innermost first, up to main.
+# usage: stacks.sh CASE STACK_HOST STACK_HOST_NOFP PLUGIN WORKDIR
+set -u
+case=$1 host=$2 nofp=$3 plugin=$4 work=$5
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../e2e/lib.sh"
+palev_require_sessiond
+rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
+unset PALEV_STACK PALEV_STACK_DEPTH PALEV_LTTNG LD_PRELOAD
+session="palev-stacks-$case-$$"
+events=("Palev_Stacks:*" "Paleventing:*" "lttng_ust_statedump:*" "lttng_ust_dl:*")
+dl=liblttng-ust-dl.so.1   # records the plugin's dlopen (bin_info covers what was loaded before)
+
+# run_host ENV... -- ARGS... : the host in a session of its own; sets $pid
+run_host() {
+    local envs=()
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done
+    shift
+    palev_session_start "$session" "$work/trace" "${events[@]}"
+    env "${envs[@]}" "$@" > "$work/host.out" 2> "$work/host.err" &
+    pid=$!
+    wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
+    palev_session_stop "$session"
+}
+
+# The oracle's stacks, each cut after main (below it: libc's start code).
+named() {
+    /usr/bin/python3 "$here/stacks_oracle.py" "$work/trace" "$pid" | sed -E 's/( < main) < .*$/\1/'
+}
+
+check() {
+    named > "$work/got" || palev_fail "the oracle failed"
+    diff -u "$work/want" "$work/got" || palev_fail "$case: the stacks differ"
+}
+
+recursion() {
+    local s="" i
+    for ((i = 0; i < 50; i++)); do s="$s < stack_recurse"; done
+    echo "${s# < }"
+}
+
+chains_want() {
+    cat <<END
+Palev_Stacks:Fire: stack_c < stack_b < stack_a < chains < main
+Palev_Stacks:Fire: $(recursion) < chains < main
+Palev_Stacks:Fire: stack_from_plugin < stack_plugin_inner < stack_plugin_run < chains < main
+Palev_Stacks:Mark: chains < main
+Paleventing:EventSource: chains < main
+END
+}
+
+case $case in
+chains)
+    run_host LD_PRELOAD=$dl PALEV_STACK_DEPTH=64 -- "$host" chains "$plugin"
+    chains_want > "$work/want"
+    check
+    # PALEV_STACK_DEPTH unset: 32 frames at most, the innermost ones.
+    run_host LD_PRELOAD=$dl -- "$host" chains "$plugin"
+    named | sed -n 2p > "$work/got"
+    printf 'Palev_Stacks:Fire: %s\n' "$(recursion | cut -d'<' -f1-32 | sed 's/ $//')" > "$work/want32"
+    diff -u "$work/want32" "$work/got" || palev_fail "default depth: not the 32 innermost frames"
+    ;;
+jit)
+    run_host -- "$host" jit
+    printf '%s\n' "Palev_Stacks:Fire: stack_from_jit < jit_one < run_code < jit < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_two < run_code < jit < main" > "$work/want"
+    check
+    ;;
+interp)
+    run_host -- "$host" interp
+    echo "Palev_Stacks:Fire: stack_c < Script.inner < Script.outer < stack_interp_loop < interp < main" \
+        > "$work/want"
+    check
+    ;;
+rundown)
+    # The code is loaded before any session exists: only CodeRundown can name it.
+    flag="$work/loaded"
+    "$host" rundown "$flag" > "$work/host.out" 2> "$work/host.err" &
+    pid=$!
+    for _ in $(seq 300); do [ -e "$flag" ] && break; sleep 0.05; done
+    [ -e "$flag" ] || palev_fail "the host did not load its code"
+    palev_session_start "$session" "$work/trace" "${events[@]}"
+    rm -f "$flag"
+    wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
+    palev_session_stop "$session"
+    echo "Palev_Stacks:Fire: stack_from_jit < jit_early < run_code < rundown < main" > "$work/want"
+    check
+    babeltrace2 "$work/trace" | grep -F "vpid = $pid }" | grep -c 'Paleventing:CodeRundown:.*name = "jit_early"' \
+        > "$work/rundowns"
+    [ "$(cat "$work/rundowns")" = 1 ] || palev_fail "expected 1 CodeRundown of jit_early, got $(cat "$work/rundowns")"
+    ;;
+nofp)
+    # Without frame pointers: the walk stops early, never faults; the first frame is still right.
+    run_host LD_PRELOAD=$dl -- "$nofp" chains "$plugin"
+    named > "$work/got" || palev_fail "the oracle failed"
+    [ "$(wc -l < "$work/got")" = 5 ] || palev_fail "nofp: expected 5 stacks: $(cat "$work/got")"
+    chains_want | cut -d' ' -f1-2 > "$work/want"
+    cut -d' ' -f1-2 "$work/got" > "$work/first"
+    diff -u "$work/want" "$work/first" || palev_fail "nofp: the innermost frames differ"
+    [ "$(grep -o stack_recurse "$work/got" | wc -l)" -lt 50 ] ||
+        palev_fail "nofp: a full stack through code without frame pointers?"
+    # libunwind follows the DWARF CFI: the full stacks again.
+    run_host LD_PRELOAD=$dl PALEV_STACK=unwind PALEV_STACK_DEPTH=64 -- "$nofp" chains "$plugin"
+    chains_want > "$work/want"
+    check
+    ;;
+*)
+    palev_fail "unknown case $case"
+    ;;
+esac
+echo "$case: $(wc -l < "$work/want") stacks named exactly"
