@@ -56,12 +56,18 @@ static void free_range(struct rcu_head *head)
     free(caa_container_of(head, struct range, rcu));
 }
 
-/* A host forking without exec: liburcu's threads are paused around fork(), as it asks. */
+/* Only in a process that can trace (the Paleventing probe provider is loaded): otherwise no
+ * session can ever ask for a rundown. A host forking without exec: liburcu's threads are paused
+ * around fork(), as it asks. */
 static void live_create(void)
 {
+    if (palev_provider_register(&palev_provider_Paleventing) != 0)
+        return;
     live = cds_lfht_new(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
-    if (!live)
+    if (!live) {
         palev__debug("no live code set (out of memory): no CodeRundown in this process");
+        return;
+    }
     pthread_atfork(call_rcu_before_fork, call_rcu_after_fork_parent, call_rcu_after_fork_child);
 }
 
@@ -145,15 +151,14 @@ static void *watch(void *arg)
     return NULL;
 }
 
-/* Only in a process that loads code and can trace: the Paleventing probe provider is loaded.
- * The thread takes no signal of the host's. */
+/* Only in a process that loads code and can trace. The thread takes no signal of the host's. */
 static void watcher_start(void)
 {
     sigset_t all, old;
     pthread_attr_t attr;
     pthread_t thread;
 
-    if (!live || palev_provider_register(&palev_provider_Paleventing) != 0)
+    if (!live)
         return;
     sigfillset(&all);
     pthread_attr_init(&attr);
@@ -181,7 +186,7 @@ int palev__code_publish(const void *code, size_t size, int kind, const char *nam
     FireEventCodeLoad((uintptr_t)code, size, (uint8_t)kind, name);
     pthread_once(&live_once, live_create);
     if (!live)
-        return -ENOMEM;
+        return 0;
     r = palev__malloc(sizeof(*r) + len + 1);
     if (!r)
         return -ENOMEM;

@@ -120,8 +120,8 @@ long palev__unwind_walk(struct palev__native *nat, size_t max);
 /* ---- code.c: live code ranges ------------------------------------------------------------- */
 
 /* Record CodeLoad and keep [code, code + size) named `name` (len bytes, name[len] == '\0') in the
- * live set, starting the rundown watcher on first use. Returns 0 or -ENOMEM (then only the trace
- * has it). */
+ * live set (when the process can trace), starting the rundown watcher on first use. Returns 0 or
+ * -ENOMEM (then only the trace has it). */
 int palev__code_publish(const void *code, size_t size, int kind, const char *name, size_t len);
 /* Rundowns done so far in this process. */
 unsigned long palev__code_rundowns(void);

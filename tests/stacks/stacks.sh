@@ -3,9 +3,9 @@
 # Stacks read back from a real trace: each Paleventing:Stack event of the host, every frame named
 # by the oracle (stacks_oracle.py: CodeLoad/CodeRundown by time, statedump + nm), must be exactly
 # the call chain the host ran, innermost first, up to main.
-# usage: stacks.sh CASE STACK_HOST STACK_HOST_NOFP PLUGIN WORKDIR
+# usage: stacks.sh CASE STACK_HOST STACK_HOST_NOFP PLUGIN MINIVM WORKDIR
 set -u
-case=$1 host=$2 nofp=$3 plugin=$4 work=$5
+case=$1 host=$2 nofp=$3 plugin=$4 minivm=$5 work=$6
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 palev_require_sessiond
@@ -35,6 +35,15 @@ named() {
 check() {
     named > "$work/got" || palev_fail "the oracle failed"
     diff -u "$work/want" "$work/got" || palev_fail "$case: the stacks differ"
+}
+
+# vm_frames EVENT: its stacks reduced to the innermost frame, the VM's methods and main; every
+# frame up to main must be named (no bare address).
+vm_frames() {
+    named | grep "^$1: " | sed "s/^$1: //" | while read -r line; do
+        case $line in *"< 0x"*" < main"*|"0x"*) echo "unnamed frame: $line"; continue ;; esac
+        echo "$line" | awk -F ' < ' '{ s = $1; for (i = 2; i <= NF; i++) if ($i ~ /^Stacks\./ || $i == "main") s = s " < " $i; print s }'
+    done
 }
 
 recursion() {
@@ -107,6 +116,32 @@ nofp)
     run_host LD_PRELOAD=$dl PALEV_STACK=unwind PALEV_STACK_DEPTH=64 -- "$nofp" chains "$plugin"
     chains_want > "$work/want"
     check
+    ;;
+minivm)
+    # A collection from a JIT-compiled method and one from an interpreted one.
+    events=("Palev_Runtime:GCStart" "Paleventing:*" "lttng_ust_statedump:*")
+    run_host -- "$minivm" "$here/gc_stacks.masm"
+    vm_frames Palev_Runtime:GCStart > "$work/got"
+    printf '%s\n' "heap_collect < Stacks.Gc.hot[jit] < Stacks.Gc.main < main" \
+        "heap_collect < Stacks.Gc.cold < Stacks.Gc.main < main" > "$work/want"
+    diff -u "$work/want" "$work/got" || palev_fail "minivm: the methods in the GCStart stacks differ"
+    ;;
+minivm-rundown)
+    # The session starts after the JIT compiled Stacks.Late.hot: CodeRundown names it.
+    "$minivm" "$here/gc_late.masm" > "$work/host.out" 2> "$work/host.err" &
+    pid=$!
+    sleep 0.5
+    palev_session_start "$session" "$work/trace" "Palev_Runtime:GCStart" "Paleventing:*" \
+        "lttng_ust_statedump:*"
+    wait $pid || palev_fail "minivm exited $?: $(cat "$work/host.err")"
+    palev_session_stop "$session"
+    babeltrace2 "$work/trace" | grep -F "vpid = $pid }" | grep -F 'name = "Stacks.Late.hot[jit]"' |
+        sed -E 's/^.*(Paleventing:Code[A-Za-z]+):.*$/\1/' > "$work/hot"
+    echo Paleventing:CodeRundown | diff -u - "$work/hot" || palev_fail "not exactly one CodeRundown of hot"
+    vm_frames Palev_Runtime:GCStart > "$work/got"
+    printf '%s\n' "heap_collect < Stacks.Late.hot[jit] < Stacks.Late.main < main" \
+        "heap_collect < Stacks.Late.cold < Stacks.Late.main < main" > "$work/want"
+    diff -u "$work/want" "$work/got" || palev_fail "minivm-rundown: the methods differ"
     ;;
 *)
     palev_fail "unknown case $case"
