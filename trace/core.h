@@ -28,6 +28,7 @@ typedef struct pt_class {
     char *task;                 /* the activity's task name when role != NONE */
     unsigned task_index;        /* dense index of task among activity tasks */
     int is_eventsource;         /* Paleventing:EventSource */
+    int counter;                /* counters.c's verdict on this event: 0 until it looked */
     uint64_t count;
     void *slot[4];
 } pt_class;

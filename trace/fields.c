@@ -110,17 +110,17 @@ static void json_struct(FILE *out, const bt_field *f)
 {
     const bt_field_class *fc = bt_field_borrow_class_const(f);
     uint64_t n = bt_field_class_structure_get_member_count(fc);
-    putc('{', out);
+    putc_unlocked('{', out);
     for (uint64_t i = 0; i < n; i++) {
         const char *name = bt_field_class_structure_member_get_name(
             bt_field_class_structure_borrow_member_by_index_const(fc, i));
         if (i)
-            putc(',', out);
+            putc_unlocked(',', out);
         pt_json_string(out, name);
-        putc(':', out);
+        putc_unlocked(':', out);
         pt_field_json(out, bt_field_structure_borrow_member_field_by_index_const(f, i));
     }
-    putc('}', out);
+    putc_unlocked('}', out);
 }
 
 void pt_field_json(FILE *out, const bt_field *f)
@@ -137,13 +137,13 @@ void pt_field_json(FILE *out, const bt_field *f)
         json_struct(out, f);
     } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY)) {
         uint64_t n = bt_field_array_get_length(f);
-        putc('[', out);
+        putc_unlocked('[', out);
         for (uint64_t i = 0; i < n; i++) {
             if (i)
-                putc(',', out);
+                putc_unlocked(',', out);
             pt_field_json(out, bt_field_array_borrow_element_field_by_index_const(f, i));
         }
-        putc(']', out);
+        putc_unlocked(']', out);
     } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_VARIANT)) {
         pt_field_json(out, bt_field_variant_borrow_selected_option_field_const(f));
     } else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_OPTION)) {

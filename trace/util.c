@@ -66,24 +66,28 @@ static size_t utf8_len(const unsigned char *s)
 
 void pt_json_string(FILE *out, const char *str)
 {
-    const unsigned char *s = (const unsigned char *)(str ? str : "");
-    putc('"', out);
-    while (*s) {
-        size_t n = utf8_len(s);
-        if (n == 0) {
-            fputs("\xEF\xBF\xBD", out);
-            s++;
-        } else if (*s == '"' || *s == '\\') {
-            putc('\\', out);
-            putc(*s++, out);
-        } else if (*s < 0x20) {
-            fprintf(out, "\\u%04x", *s++);
-        } else {
-            fwrite(s, 1, n, out);
-            s += n;
+    const unsigned char *s = (const unsigned char *)(str ? str : ""), *run = s;
+    putc_unlocked('"', out);
+    for (;;) {
+        size_t n = *s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\' ? 1 : *s >= 0x80 ? utf8_len(s) : 0;
+        if (n) {
+            s += n;     /* safe bytes are written in runs: one fwrite per string, usually */
+            continue;
         }
+        fwrite(run, 1, (size_t)(s - run), out);
+        if (!*s)
+            break;
+        if (*s == '"' || *s == '\\') {
+            putc_unlocked('\\', out);
+            putc_unlocked(*s, out);
+        } else if (*s < 0x20) {
+            fprintf(out, "\\u%04x", *s);
+        } else {
+            fputs("\xEF\xBF\xBD", out);
+        }
+        run = ++s;
     }
-    putc('"', out);
+    putc_unlocked('"', out);
 }
 
 void pt_html_text(FILE *out, const char *str)

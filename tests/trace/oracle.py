@@ -156,12 +156,97 @@ def summary(trace, text):
     print(f"summary: {len(counts)} event names, {total} events equal to the oracle's")
 
 
+def value(field):
+    """A field as palev-trace's export writes it: enum labels and hex integers as strings."""
+    if isinstance(field, bt2._EnumerationFieldConst):
+        return field.labels[0] if field.labels else int(field)
+    if isinstance(field, bt2._IntegerFieldConst):
+        base = field.cls.preferred_display_base
+        return f"0x{int(field):X}" if base == 16 else int(field)
+    if isinstance(field, bt2._RealFieldConst):
+        return float(field)
+    if isinstance(field, bt2._StringFieldConst):
+        return str(field)
+    if isinstance(field, bt2._StructureFieldConst):
+        return {k: value(v) for k, v in field.items()}
+    if isinstance(field, bt2._ArrayFieldConst):
+        return [value(v) for v in field]
+    return str(field)
+
+
+def key(rec):
+    return (rec["ph"], rec["name"], round(float(rec["ts"]) * 1000), json.dumps(rec.get("args"), sort_keys=True))
+
+
+def export(trace, path, manifest):
+    doc = json.load(open(path, encoding="utf-8"))
+    recs = doc["traceEvents"]
+    role = roles(manifest)
+    evs = list(events(trace))
+    t0 = evs[0][1]
+    # every B has its E on the same track, names nest, timestamps never go back on a track
+    stacks, last = {}, {}
+    for r in recs:
+        if r["ph"] == "M":
+            continue
+        track = (r["pid"], r["tid"])
+        ts = float(r["ts"])
+        check(ts >= last.get(track, 0), f"ts goes back on track {track}: {r}")
+        last[track] = ts
+        if r["ph"] == "B":
+            stacks.setdefault(track, []).append(r["name"])
+        elif r["ph"] == "E":
+            st = stacks.get(track, [])
+            check(st and st[-1] == r["name"], f"E without its B on {track}: {r}")
+            if st:
+                st.pop()
+    check(all(not s for s in stacks.values()), f"B without E: {stacks}")
+    # the records the trace gives, args as babeltrace2 decodes the fields
+    want, got = [], []
+    durs, ustart, ustop = pair(trace, manifest)
+    for name, ts, vpid, vtid, payload in evs:
+        prov, ev = name.split(":", 1)
+        rel = ts - t0
+        args = value(payload)
+        if name in role:
+            task = role[name][0].split(":", 1)[1]
+            if role[name][1] == "start":
+                want.append(("B", task, rel, json.dumps(args, sort_keys=True)))
+            continue
+        if name == "Palev_TraceGolden:Tick":
+            want.append(("C", name, rel, json.dumps({k: float(v) for k, v in args.items()}, sort_keys=True)))
+            continue
+        want.append(("i", ev, rel, json.dumps(args, sort_keys=True)))
+        if name == "Paleventing:EventSource":
+            p = json.loads(args["Payload"])
+            nums = {k: float(v) for k, v in p.items() if isinstance(v, (int, float))}
+            if nums:
+                want.append(("C", f"{args['EventSourceName']}/{args['EventName']}", rel,
+                             json.dumps(nums, sort_keys=True)))
+    for r in recs:
+        if r["ph"] in ("i", "C") and "unmatched" not in r.get("args", {}):
+            if r["ph"] == "C":
+                r["args"] = {k: float(v) for k, v in r["args"].items()}
+            got.append(key(r))
+        elif r["ph"] == "B" and "note" not in r["args"]:
+            got.append(key(r))
+    check(sorted(got) == sorted(want), f"export records differ from the trace's events: "
+          f"missing {sorted(set(want) - set(got))[:3]}, extra {sorted(set(got) - set(want))[:3]}")
+    unmatched = sum(1 for r in recs if r["ph"] == "i" and "unmatched" in r.get("args", {}))
+    check(unmatched == sum(ustop.values()), f"{unmatched} unmatched stops exported, oracle {sum(ustop.values())}")
+    names = [r["args"]["name"] for r in recs if r["ph"] == "M" and r["name"] == "process_name"]
+    check(any(n.startswith("golden_host ") for n in names), f"process names {names}")
+    print(f"export: {len(recs)} records; {len(got)} B/i/C records equal to the trace's events")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "activities":
         activities(*sys.argv[2:5])
         if len(sys.argv) > 6:
             activities(sys.argv[2], sys.argv[3], sys.argv[6], sys.argv[5])
+    elif cmd == "export":
+        export(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "summary":
         summary(sys.argv[2], sys.argv[3])
     for f in failures:
