@@ -5,43 +5,14 @@
 #include <string.h>
 
 #include "commands.h"
+#include "summary.h"
 
-#define MAX_ROWS 10000  /* processes, EventSource names, load failures kept: memory stays bounded */
-
-typedef struct proc {
-    const pt_trace *trace;
-    int64_t vpid;
-    char procname[32];
-    uint64_t events;
-    int64_t first, last;
-} proc;
-
-typedef struct es_name {
-    char *source, *name;
-    uint64_t count;
-} es_name;
-
-typedef struct not_loaded {
-    const pt_trace *trace;
-    int64_t vpid;
-    char *provider, *reason;
-} not_loaded;
-
-typedef struct summary {
-    pt_map procs, es;
-    proc **proc_list;
-    es_name **es_list;
-    not_loaded *nl;
-    unsigned nprocs, nes, nnl;
-    uint64_t dropped_rows, status_events;
-} summary;
-
-static void count_process(summary *s, const pt_event *ev)
+static void count_process(pt_summary *s, const pt_event *ev)
 {
     uint64_t key = ((uint64_t)ev->trace->index << 40) ^ (uint64_t)ev->vpid;
-    proc *p = pt_map_get(&s->procs, key);
+    pt_proc *p = pt_map_get(&s->procs, key);
     if (!p) {
-        if (s->nprocs == MAX_ROWS) {
+        if (s->nprocs == PT_MAX_ROWS) {
             s->dropped_rows++;
             return;
         }
@@ -65,16 +36,16 @@ static const char *member_text(const pt_event *ev, const char *name, char *buf, 
     return pt_field_value(pt_member(ev, name), &v) == 0 ? pt_value_text(&v, buf, size) : "?";
 }
 
-static void count_eventsource(summary *s, const pt_event *ev)
+static void count_eventsource(pt_summary *s, const pt_event *ev)
 {
     char b1[64], b2[64], key[1024];
     const char *src = member_text(ev, "EventSourceName", b1, sizeof(b1));
     const char *name = member_text(ev, "EventName", b2, sizeof(b2));
     snprintf(key, sizeof(key), "%s\x1f%s", src, name);
     uint64_t h = pt_hash_str(key);
-    es_name *e = pt_map_get(&s->es, h);
+    pt_es_name *e = pt_map_get(&s->es, h);
     if (!e) {
-        if (s->nes == MAX_ROWS) {
+        if (s->nes == PT_MAX_ROWS) {
             s->dropped_rows++;
             return;
         }
@@ -89,28 +60,27 @@ static void count_eventsource(summary *s, const pt_event *ev)
 }
 
 /* Paleventing:ProviderStatus { provider, loaded ("true"/"false"), reason }, one per provider. */
-static void provider_status(summary *s, const pt_event *ev)
+static void provider_status(pt_summary *s, const pt_event *ev)
 {
     char b[3][64];
     s->status_events++;
     const char *loaded = member_text(ev, "loaded", b[0], sizeof(b[0]));
     if (strcmp(loaded, "false") != 0 && strcmp(loaded, "0") != 0)
         return;
-    if (s->nnl == MAX_ROWS) {
+    if (s->nnl == PT_MAX_ROWS) {
         s->dropped_rows++;
         return;
     }
     s->nl = pt_xrealloc(s->nl, (s->nnl + 1) * sizeof(*s->nl));
-    not_loaded *n = &s->nl[s->nnl++];
+    pt_not_loaded *n = &s->nl[s->nnl++];
     n->trace = ev->trace;
     n->vpid = ev->vpid;
     n->provider = pt_xstrdup(member_text(ev, "provider", b[1], sizeof(b[1])));
     n->reason = pt_xstrdup(member_text(ev, "reason", b[2], sizeof(b[2])));
 }
 
-static void on_event(const pt_event *ev, void *data)
+void pt_summary_event(pt_summary *s, const pt_event *ev)
 {
-    summary *s = data;
     count_process(s, ev);
     if (ev->cls->is_eventsource)
         count_eventsource(s, ev);
@@ -118,9 +88,14 @@ static void on_event(const pt_event *ev, void *data)
         provider_status(s, ev);
 }
 
+static void on_event(const pt_event *ev, void *data)
+{
+    pt_summary_event(data, ev);
+}
+
 /* ---- printing ------------------------------------------------------------------------------- */
 
-static double rate(uint64_t n, int64_t first, int64_t last)
+double pt_rate(uint64_t n, int64_t first, int64_t last)
 {
     return last > first ? (double)n * 1e9 / (double)(last - first) : 0.0;
 }
@@ -138,7 +113,7 @@ static void print_span(pt_reader *r)
     }
     printf("time span  %s .. %s (%s)\n", pt_fmt_time(first, a, sizeof(a)),
            pt_fmt_time(last, b, sizeof(b)), pt_fmt_ns((double)(last - first), d, sizeof(d)));
-    printf("events     %llu (%.0f/s)\n", (unsigned long long)events, rate(events, first, last));
+    printf("events     %llu (%.0f/s)\n", (unsigned long long)events, pt_rate(events, first, last));
     printf("manifests  %u%s\n", pt_manifest_count(r),
            pt_manifest_count(r) ? "" : " (event names and fields only: give -m MANIFEST for tasks and opcodes)");
 }
@@ -152,18 +127,18 @@ static void print_hosts(pt_reader *r)
         char d[32];
         int64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;
         printf("  %-20s %10llu %12s %10.0f  %s\n", t->hostname, (unsigned long long)t->events,
-               pt_fmt_ns((double)span, d, sizeof(d)), rate(t->events, t->first_ts, t->last_ts), t->path);
+               pt_fmt_ns((double)span, d, sizeof(d)), pt_rate(t->events, t->first_ts, t->last_ts), t->path);
     }
 }
 
-static void print_processes(const summary *s, pt_reader *r)
+static void print_processes(const pt_summary *s, pt_reader *r)
 {
     int64_t t0 = 0, t1 = 0;
     pt_span(r, &t0, &t1);
     printf("\nprocesses\n  %-16s %8s %-16s %10s %12s %12s\n", "host", "vpid", "procname", "events",
            "first", "last");
     for (unsigned i = 0; i < s->nprocs; i++) {
-        const proc *p = s->proc_list[i];
+        const pt_proc *p = s->proc_list[i];
         char vpid[24], a[32], b[32];
         snprintf(vpid, sizeof(vpid), p->vpid < 0 ? "-" : "%lld", (long long)p->vpid);
         printf("  %-16s %8s %-16s %10llu %12s %12s\n", p->trace->hostname, vpid,
@@ -194,22 +169,22 @@ static void print_events(pt_reader *r)
             uint64_t total = 0;
             for (unsigned k = i; k < n && strcmp(sorted[k]->provider, sorted[i]->provider) == 0; k++)
                 total += sorted[k]->count;
-            printf("  %-48s %10llu %12.1f\n", sorted[i]->provider, (unsigned long long)total, rate(total, t0, t1));
+            printf("  %-48s %10llu %12.1f\n", sorted[i]->provider, (unsigned long long)total, pt_rate(total, t0, t1));
         }
         printf("    %-46s %10llu %12.1f\n", sorted[i]->event, (unsigned long long)sorted[i]->count,
-               rate(sorted[i]->count, t0, t1));
+               pt_rate(sorted[i]->count, t0, t1));
     }
     free(sorted);
 }
 
 static int es_order(const void *a, const void *b)
 {
-    const es_name *x = *(es_name *const *)a, *y = *(es_name *const *)b;
+    const pt_es_name *x = *(pt_es_name *const *)a, *y = *(pt_es_name *const *)b;
     int c = strcmp(x->source, y->source);
     return c ? c : strcmp(x->name, y->name);
 }
 
-static void print_eventsource(summary *s)
+static void print_eventsource(pt_summary *s)
 {
     if (!s->nes)
         return;
@@ -242,7 +217,7 @@ static void print_lost(pt_reader *r)
         puts("  none: the trace holds every event the tracer recorded");
 }
 
-static void print_not_loaded(const summary *s)
+static void print_not_loaded(const pt_summary *s)
 {
     if (!s->status_events)
         return;
@@ -255,7 +230,7 @@ static void print_not_loaded(const summary *s)
                (unsigned long long)s->status_events);
 }
 
-static void summary_free(summary *s)
+void pt_summary_free(pt_summary *s)
 {
     for (unsigned i = 0; i < s->nprocs; i++)
         free(s->proc_list[i]);
@@ -277,7 +252,7 @@ static void summary_free(summary *s)
 
 static int run(const pt_opts *o)
 {
-    summary s = { 0 };
+    pt_summary s = { 0 };
     pt_reader *r = NULL;
     pt_sink sink = { .event = on_event, .data = &s };
     int rc = pt_read_all(o, &sink, &r);
@@ -290,11 +265,11 @@ static int run(const pt_opts *o)
         print_not_loaded(&s);
         print_lost(r);
         if (s.dropped_rows)
-            printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)s.dropped_rows, MAX_ROWS);
+            printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)s.dropped_rows, PT_MAX_ROWS);
         fflush(stdout);
         rc = pt_verdict(r, rc);
     }
-    summary_free(&s);
+    pt_summary_free(&s);
     pt_close(r);
     return rc;
 }
