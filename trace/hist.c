@@ -198,8 +198,10 @@ void pt_series_add(pt_series *s, int64_t ts, double v)
         s->vmin = v;
     if (!s->n || v > s->vmax)
         s->vmax = v;
-    if (!s->n)
+    if (!s->n) {
         s->first_ts = ts;
+        s->vfirst = v;
+    }
     s->last_ts = ts;
     s->vsum += v;
     s->vlast = v;

@@ -8,7 +8,7 @@
 #include "commands.h"
 
 static const pt_command *const commands[] = {
-    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_export, &pt_cmd_report,
+    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -49,7 +49,7 @@ typedef struct pt_series {
     unsigned used;              /* bins in use */
     uint64_t count[PT_SERIES_BINS];
     double sum[PT_SERIES_BINS], max[PT_SERIES_BINS], last[PT_SERIES_BINS];
-    double vmin, vmax, vsum, vlast;
+    double vmin, vmax, vsum, vlast, vfirst;
     uint64_t n;
     int64_t first_ts, last_ts;
 } pt_series;

@@ -70,6 +70,11 @@ for want in "Golden.Source *Counters *10" "Golden.Source *Message *1" "lost even
             " $pid golden_host "; do
     grep -q -- "$want" "$work/summary.txt" || { echo "FAIL: summary lacks \"$want\""; status=1; }
 done
+# 5. counters: Tick's fields and the EventSource numbers (with the manifest: Start/Stop events are
+#    activities, not counters)
+"$pt" counters -m "$man" --format tsv "$work/trace" > "$work/counters.tsv" 2>> "$work/act.err" ||
+    palev_fail "counters exited $?"
+$oracle counters "$work/trace" "$work/counters.tsv" || status=1
 [ -s "$work/act.err" ] && { echo "FAIL: palev-trace wrote on stderr: $(cat "$work/act.err")"; status=1; }
 [ $status = 0 ] && echo "golden: every figure equals the oracle's"
 exit $status

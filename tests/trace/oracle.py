@@ -239,6 +239,38 @@ def export(trace, path, manifest):
     print(f"export: {len(recs)} records; {len(got)} B/i/C records equal to the trace's events")
 
 
+def counters(trace, tsv):
+    """Series of Tick's fields and of EventSource numbers, as palev-trace counters prints them."""
+    series = {}
+    for name, ts, _, _, payload in events(trace):
+        args = value(payload)
+        if name == "Palev_TraceGolden:Tick":
+            for k, v in args.items():
+                series.setdefault(f"{name}/{k}", []).append((ts, float(v)))
+        elif name == "Paleventing:EventSource" and args["Payload"].startswith("{"):
+            for k, v in json.loads(args["Payload"]).items():
+                if isinstance(v, (int, float)):
+                    series.setdefault(f"{args['EventSourceName']}/{args['EventName']}/{k}", []).append((ts, float(v)))
+    rows = {}
+    with open(tsv, encoding="utf-8") as f:
+        head = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            row = dict(zip(head, line.rstrip("\n").split("\t")))
+            rows[row["series"]] = row
+    check(set(rows) == set(series), f"counter series {sorted(rows)}, oracle {sorted(series)}")
+    for k, pts in series.items():
+        if k not in rows:
+            continue
+        vals = [v for _, v in pts]
+        span = (pts[-1][0] - pts[0][0]) / 1e9
+        want = {"samples": len(vals), "min": min(vals), "mean": sum(vals) / len(vals), "max": max(vals),
+                "last": vals[-1], "rate_per_s": (vals[-1] - vals[0]) / span if span > 0 else 0}
+        for col, w in want.items():
+            got = float(rows[k][col])
+            check(abs(got - w) <= 1e-9 * max(1, abs(w)), f"{k} {col}: {got}, oracle {w}")
+    print(f"counters: {len(rows)} series equal to the oracle's")
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "activities":
@@ -247,6 +279,8 @@ def main():
             activities(sys.argv[2], sys.argv[3], sys.argv[6], sys.argv[5])
     elif cmd == "export":
         export(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "counters":
+        counters(sys.argv[2], sys.argv[3])
     elif cmd == "summary":
         summary(sys.argv[2], sys.argv[3])
     for f in failures:
