@@ -46,3 +46,7 @@ endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/paleventing.pc.in ${PROJECT_BINARY_DIR}/paleventing.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/paleventing.pc DESTINATION ${pc_dir})
 install(FILES ${PROJECT_SOURCE_DIR}/pal/valgrind.supp DESTINATION ${CMAKE_INSTALL_DATADIR}/paleventing)
+# palev-trace: reads traces (libbabeltrace2); not part of the CMake package's exported targets.
+if(TARGET palev-trace)
+  install(TARGETS palev-trace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
