@@ -3,7 +3,7 @@
 # Sourced by tests/run.sh and samples/demo.sh.
 PALEV_PACKAGES="build-essential cmake pkg-config liblttng-ust-dev lttng-tools babeltrace2 liburcu-dev
 libjansson-dev libcmocka-dev libexpat1-dev valgrind python3-bt2 procps clang linux-perf
-libunwind-dev libbabeltrace2-dev chromium"
+libunwind-dev libbabeltrace2-dev chromium libdw-dev"
 
 palev_install_deps() {
     local missing=""

@@ -203,6 +203,8 @@ static int run(const pt_opts *o)
 {
     export x = { 0 };
     pt_pair_ops ops = { .start = on_start, .stop = on_stop, .unmatched_stop = on_unmatched_stop, .data = &x };
+    if (o->format && strcmp(o->format, "speedscope") == 0)
+        return pt_export_speedscope(o);
     if (o->format && strcmp(o->format, "chrome") != 0) {
         fprintf(stderr, "palev-trace export: --format chrome is the one format, not \"%s\"\n", o->format);
         return PT_EXIT_USAGE;
@@ -230,7 +232,7 @@ static int run(const pt_opts *o)
 }
 
 const pt_command pt_cmd_export = {
-    .name = "export", .args = "[--format chrome] -o FILE [options] TRACE...",
+    .name = "export", .args = "[--format chrome|speedscope] -o FILE [options] TRACE...",
     .help = "the trace as Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)",
-    .options = PT_OPT_OUTPUT | PT_OPT_FORMAT, .min_inputs = 1, .run = run,
+    .options = PT_OPT_OUTPUT | PT_OPT_FORMAT | PT_OPT_EVENT, .min_inputs = 1, .run = run,
 };

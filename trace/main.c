@@ -9,6 +9,7 @@
 
 static const pt_command *const commands[] = {
     &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report,
+    &pt_cmd_stacks,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -19,6 +20,8 @@ static const struct option long_options[] = {
     { "top", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
     { "format", required_argument, NULL, 'f' },
+    { "event", required_argument, NULL, 'e' },
+    { "folded", no_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -27,6 +30,7 @@ static const struct option long_options[] = {
 static const struct { int letter; unsigned option; const char *name; } option_owner[] = {
     { 'b', PT_OPT_BY, "--by" }, { 't', PT_OPT_TOP, "--top" },
     { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" },
+    { 'e', PT_OPT_EVENT, "--event" }, { 'F', PT_OPT_FOLDED, "--folded" },
 };
 
 static void usage(FILE *out)
@@ -59,6 +63,10 @@ static void command_usage(const pt_command *c, FILE *out)
         fputs("      --format NAME    the output format (see the synopsis above)\n", out);
     if (c->options & PT_OPT_OUTPUT)
         fputs("  -o, --output FILE    where to write (required)\n", out);
+    if (c->options & PT_OPT_EVENT)
+        fputs("      --event NAME     only this event's stacks (\"provider:event\" or \"event\")\n", out);
+    if (c->options & PT_OPT_FOLDED)
+        fputs("      --folded         folded lines (flamegraph.pl, speedscope), every stack\n", out);
 }
 
 static const pt_command *find_command(const char *name)
@@ -103,6 +111,8 @@ static int set_option(const pt_command *c, pt_opts *o, int letter, const char *a
     case 'b': o->by = arg; return 0;
     case 'o': o->output = arg; return 0;
     case 'f': o->format = arg; return 0;
+    case 'e': o->event = arg; return 0;
+    case 'F': o->folded = 1; return 0;
     case 't':
         if (parse_count(arg, &o->top) == 0)
             return 0;

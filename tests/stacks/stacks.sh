@@ -3,9 +3,10 @@
 # Stacks read back from a real trace: each Paleventing:Stack event of the host, every frame named
 # by the oracle (stacks_oracle.py: CodeLoad/CodeRundown by time, statedump + nm), must be exactly
 # the call chain the host ran, innermost first, up to main.
-# usage: stacks.sh CASE STACK_HOST STACK_HOST_NOFP PLUGIN MINIVM WORKDIR
+# palev-trace stacks must name them as the oracle does.
+# usage: stacks.sh CASE STACK_HOST STACK_HOST_NOFP PLUGIN MINIVM PALEV_TRACE WORKDIR
 set -u
-case=$1 host=$2 nofp=$3 plugin=$4 minivm=$5 work=$6
+case=$1 host=$2 nofp=$3 plugin=$4 minivm=$5 palev_trace=$6 work=$7
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 palev_require_sessiond
@@ -32,9 +33,21 @@ named() {
     /usr/bin/python3 "$here/stacks_oracle.py" "$work/trace" "$pid" | sed -E 's/( < main) < .*$/\1/'
 }
 
+# palev-trace's folded stacks, one line per occurrence as the oracle prints them, cut after main.
+tool_stacks() {
+    "$palev_trace" stacks --folded "$@" "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
+        palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
+    sed -E 's/ ([0-9]+)$/\t\1/' "$work/folded" | awk -F '\t' '{
+        n = split($1, f, ";"); s = f[1] ": " f[n]
+        for (i = n - 1; i >= 2; i--) s = s " < " f[i]
+        for (j = 0; j < $2; j++) print s }' | sed -E 's/( < main) < .*$/\1/'
+}
+
 check() {
     named > "$work/got" || palev_fail "the oracle failed"
     diff -u "$work/want" "$work/got" || palev_fail "$case: the stacks differ"
+    tool_stacks | grep ' < main$' | sort > "$work/tool"
+    sort "$work/want" | diff -u - "$work/tool" || palev_fail "$case: palev-trace names them otherwise"
 }
 
 # vm_frames EVENT: its stacks reduced to the innermost frame, the VM's methods and main; every
@@ -84,6 +97,16 @@ interp)
     echo "Palev_Stacks:Fire: stack_c < Script.inner < Script.outer < stack_interp_loop < interp < main" \
         > "$work/want"
     check
+    # The text report, up to main.
+    "$palev_trace" stacks --event Palev_Stacks:Fire "$work/trace" | sed '/^      main$/q' > "$work/text"
+    printf '%s\n' "Palev_Stacks:Fire: 1 stack, 1 distinct" "  #1  1 (100.0%)" "      stack_c" \
+        "      Script.inner" "      Script.outer" "      stack_interp_loop" "      interp" \
+        "      main" | diff -u - "$work/text" || palev_fail "palev-trace stacks: the text differs"
+    # No Stack event of that name: said, exit 1.
+    "$palev_trace" stacks --event Nope "$work/trace" > /dev/null 2> "$work/nope.err"
+    [ $? = 1 ] || palev_fail "palev-trace stacks --event Nope: not exit 1"
+    echo "palev-trace: $work/trace: no Paleventing:Stack event for Nope (record them with \`lttng enable-event -u Paleventing:Stack\`)" |
+        diff -u - "$work/nope.err" || palev_fail "palev-trace stacks --event Nope: message"
     ;;
 rundown)
     # The code is loaded before any session exists: only CodeRundown can name it.
@@ -125,6 +148,9 @@ minivm)
     printf '%s\n' "heap_collect < Stacks.Gc.hot[jit] < Stacks.Gc.main < main" \
         "heap_collect < Stacks.Gc.cold < Stacks.Gc.main < main" > "$work/want"
     diff -u "$work/want" "$work/got" || palev_fail "minivm: the methods in the GCStart stacks differ"
+    named | grep '^Palev_Runtime:GCStart: ' | sort > "$work/oracle"
+    tool_stacks --event GCStart | sort | diff -u "$work/oracle" - ||
+        palev_fail "minivm: palev-trace names the GCStart stacks otherwise"
     ;;
 minivm-rundown)
     # The session starts after the JIT compiled Stacks.Late.hot: CodeRundown names it.
@@ -142,6 +168,9 @@ minivm-rundown)
     printf '%s\n' "heap_collect < Stacks.Late.hot[jit] < Stacks.Late.main < main" \
         "heap_collect < Stacks.Late.cold < Stacks.Late.main < main" > "$work/want"
     diff -u "$work/want" "$work/got" || palev_fail "minivm-rundown: the methods differ"
+    named | grep '^Palev_Runtime:GCStart: ' | sort > "$work/oracle"
+    tool_stacks --event GCStart | sort | diff -u "$work/oracle" - ||
+        palev_fail "minivm-rundown: palev-trace names the GCStart stacks otherwise"
     ;;
 *)
     palev_fail "unknown case $case"

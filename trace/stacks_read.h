@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading an LTTng trace event by event, in time order (libbabeltrace2). */
+#ifndef PS_READ_H
+#define PS_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bt_event bt_event;
+
+/* One event, valid during the callback only. */
+struct ps_event {
+    const char *name;       /* "provider:event" */
+    int64_t ns;             /* nanoseconds from the clock's origin */
+    int64_t vpid;           /* the vpid context, -1 without one */
+    const bt_event *ev;
+};
+
+/* Payload fields by name: 0 or -ENOENT / -EINVAL (not an integer). */
+int ps_u64(const struct ps_event *e, const char *name, uint64_t *out);
+/* NULL when absent or not a string. */
+const char *ps_str(const struct ps_event *e, const char *name);
+/* An integer array or sequence: the number of elements copied (at most max). */
+size_t ps_u64_array(const struct ps_event *e, const char *name, uint64_t *out, size_t max);
+
+/* Non-zero from the callback stops the reading and is returned by ps_read(). */
+typedef int ps_event_fn(void *ctx, const struct ps_event *e);
+
+/* Read every CTF trace under the directory `path` (LTTng's ust/uid/N/64-bit/ and the like), all
+ * of them merged in time order. *discarded (may be NULL) gets the events LTTng reported lost.
+ * Returns 0, -ENOENT (no trace there, or babeltrace2's ctf/utils plugins are missing), -EIO
+ * (the trace could not be decoded), -ENOMEM, or the callback's value. */
+int ps_read(const char *path, ps_event_fn *fn, void *ctx, uint64_t *discarded);
+
+#endif /* PS_READ_H */
