@@ -113,9 +113,10 @@ size_t palev__stack_merge(uint64_t *out, size_t max, const struct palev__native 
  * Paleventing:Stack (one load otherwise). For events libpaleventing records itself (EventSource,
  * dynamic events): the stack starts at the first frame outside libpaleventing. */
 void palev__stack_after_event(const char *provider, const char *event);
-/* Walk the calling thread with libunwind (libpaleventing-unwind.so, loaded on first use).
- * Returns the number of frames, or -ENOSYS when the module or libunwind is missing. */
-long palev__unwind_walk(struct palev__native *nat, size_t max);
+/* Walk the calling thread with libunwind (libpaleventing-unwind.so, loaded on first use); frame
+ * bounds (nat->top) only when `tops` (slower). Returns the number of frames, or -ENOSYS when the
+ * module or libunwind is missing. */
+long palev__unwind_walk(struct palev__native *nat, size_t max, int tops);
 
 /* ---- code.c: live code ranges ------------------------------------------------------------- */
 

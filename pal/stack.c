@@ -115,7 +115,8 @@ walk_fp(uintptr_t fp, struct palev__native *nat, size_t max)
 __attribute__((noinline)) static size_t walk_native(struct palev__native *nat, size_t max)
 {
     if (palev__config()->stack == PALEV__STACK_UNWIND) {
-        long n = palev__unwind_walk(nat, max);
+        int tops = __atomic_load_n(&walker_count, __ATOMIC_RELAXED) > 0;
+        long n = palev__unwind_walk(nat, max, tops);
 
         if (n >= 0)
             return (size_t)n;

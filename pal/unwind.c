@@ -12,7 +12,7 @@
 
 #define MODULE "libpaleventing-unwind.so"
 
-typedef size_t walk_fn(uintptr_t *ip, uintptr_t *top, size_t max);
+typedef size_t walk_fn(uintptr_t *ip, uintptr_t *top, size_t max, int tops);
 
 static walk_fn *walk;
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -44,10 +44,10 @@ static void load(void)
                      MODULE, module ? "no palev_unwind_walk" : dlerror());
 }
 
-long palev__unwind_walk(struct palev__native *nat, size_t max)
+long palev__unwind_walk(struct palev__native *nat, size_t max, int tops)
 {
     pthread_once(&load_once, load);
     if (!walk)
         return -ENOSYS;
-    return (long)walk(nat->ip, nat->top, max);
+    return (long)walk(nat->ip, nat->top, max, tops);
 }

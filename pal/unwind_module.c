@@ -6,18 +6,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max, int tops)
     __attribute__((visibility("default")));
 
+/* Return addresses only: libunwind's fast path (unw_backtrace caches how each address unwinds),
+ * no frame bounds. */
+static size_t fast_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+{
+    int n = unw_backtrace((void **)ip, (int)max);
+
+    for (int i = 0; i < n; i++)
+        top[i] = UINTPTR_MAX;
+    return n > 0 ? (size_t)n : 0;
+}
+
 /* ip[i] returns into a function whose frame ends at its caller's stack pointer, known one step
- * later: top[i] is that, or UINTPTR_MAX for the outermost frame. */
-size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+ * later: top[i] is that, or UINTPTR_MAX for the outermost frame. Without `tops` (no runtime
+ * walker to place frames by), the fast path. */
+size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max, int tops)
 {
     unw_context_t context;
     unw_cursor_t cursor;
     unw_word_t pc, sp;
     size_t n = 0;
 
+    if (!tops)
+        return fast_walk(ip, top, max);
     if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
         return 0;
     while (n < max && unw_step(&cursor) > 0) {
