@@ -5,19 +5,25 @@
 #include <libunwind.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 size_t palev_unwind_walk(uintptr_t *ip, uintptr_t *top, size_t max, int tops)
     __attribute__((visibility("default")));
 
 /* Return addresses only: libunwind's fast path (unw_backtrace caches how each address unwinds),
  * no frame bounds. */
-static size_t fast_walk(uintptr_t *ip, uintptr_t *top, size_t max)
+static inline __attribute__((always_inline)) size_t fast_walk(uintptr_t *ip, uintptr_t *top,
+                                                                size_t max)
 {
     int n = unw_backtrace((void **)ip, (int)max);
 
-    for (int i = 0; i < n; i++)
+    if (n <= 1)
+        return 0;
+    /* The first address is in palev_unwind_walk(): from its caller on, as the slow path. */
+    memmove(ip, ip + 1, (size_t)(n - 1) * sizeof(*ip));
+    for (int i = 0; i < n - 1; i++)
         top[i] = UINTPTR_MAX;
-    return n > 0 ? (size_t)n : 0;
+    return (size_t)(n - 1);
 }
 
 /* ip[i] returns into a function whose frame ends at its caller's stack pointer, known one step

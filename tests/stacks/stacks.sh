@@ -102,6 +102,9 @@ interp)
     printf '%s\n' "Palev_Stacks:Fire: 1 stack, 1 distinct" "  #1  1 (100.0%)" "      stack_c" \
         "      Script.inner" "      Script.outer" "      stack_interp_loop" "      interp" \
         "      main" | diff -u - "$work/text" || palev_fail "palev-trace stacks: the text differs"
+    # libunwind, frame by frame (a walker needs each frame's extent): the same stack.
+    run_host PALEV_STACK=unwind -- "$host" interp
+    check
     # No Stack event of that name: said, exit 1.
     "$palev_trace" stacks --event Nope "$work/trace" > /dev/null 2> "$work/nope.err"
     [ $? = 1 ] || palev_fail "palev-trace stacks --event Nope: not exit 1"
