@@ -14,14 +14,15 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang)}
 mkdir -p "$out" || exit 1
 
 gen_sources="util.c types.c parse.c check.c lower.c emit.c selftest.c enable_list.c"
-# Every file of libpaleventing but the one that needs generated tracepoint headers.
-pal_sources=$(cd "$top/pal" && ls *.c | grep -v '^eventsource\.c$')
+# Every file of libpaleventing but those that need generated tracepoint headers (what they
+# define for the others: pal_stubs.c) and the libunwind module.
+pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 
 # sources and libraries of each target
 target_sources() {
     case $1 in
     fuzz_manifest) for f in $gen_sources; do echo "$top/generator/$f"; done ;;
-    *) for f in $pal_sources; do echo "$top/pal/$f"; done ;;
+    *) for f in $pal_sources; do echo "$top/pal/$f"; done; echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
     echo "$top/tests/fuzz/$1.c"
 }
