@@ -175,6 +175,49 @@ minivm-rundown)
     tool_stacks --event GCStart | sort | diff -u "$work/oracle" - ||
         palev_fail "minivm-rundown: palev-trace names the GCStart stacks otherwise"
     ;;
+speedscope)
+    # export --format speedscope: the stacks the host ran, and speedscope (npm, headless
+    # Chromium) loads the file: its profiles shown, no import error.
+    . "$here/../trace/browser.sh"
+    trap 'pt_unserve; palev_cleanup_sessions' EXIT
+    run_host LD_PRELOAD=$dl PALEV_STACK_DEPTH=64 -- "$host" chains "$plugin"
+    "$palev_trace" export --format speedscope -o "$work/gc.json" "$work/trace" ||
+        palev_fail "export --format speedscope exited $?"
+    /usr/bin/python3 - "$work/gc.json" > "$work/tool" <<'PY' || palev_fail "the export is not speedscope's format"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["$schema"] == "https://www.speedscope.app/file-format-schema.json"
+names = [f["name"] for f in d["shared"]["frames"]]
+for p in d["profiles"]:
+    assert p["type"] == "sampled" and len(p["samples"]) == len(p["weights"])
+    assert p["endValue"] == sum(p["weights"])
+    for sample, weight in zip(p["samples"], p["weights"]):
+        frames = [names[i] for i in reversed(sample)]
+        frames = frames[:frames.index("main") + 1]
+        for _ in range(weight):
+            print("%s: %s" % (p["name"], " < ".join(frames)))
+PY
+    chains_want | sort > "$work/want"
+    sort "$work/tool" | diff -u "$work/want" - || palev_fail "speedscope: the stacks differ"
+    node=$work/../node
+    if [ ! -f "$node/node_modules/speedscope/dist/release/index.html" ]; then
+        mkdir -p "$node" && (cd "$node" && npm install --no-audit --no-fund --silent speedscope@1.25.0) ||
+            palev_fail "npm install speedscope@1.25.0 failed"
+    fi
+    cp -r "$node/node_modules/speedscope/dist/release" "$work/site" && cp "$work/gc.json" "$work/site/" ||
+        palev_fail "cannot copy speedscope"
+    pt_serve "$work/site" "$work/http.log" || palev_fail "no HTTP server"
+    pt_chromium "http://127.0.0.1:$PT_HTTP_PORT/index.html#profileURL=/gc.json" \
+        "$work/speedscope.png" "$work/speedscope.html" || palev_fail "chromium failed"
+    pt_not_blank "$work/speedscope.png" > /dev/null || palev_fail "blank screenshot"
+    ! grep -q "Something went wrong\|Unrecognized format" "$work/speedscope.html" ||
+        palev_fail "speedscope could not import the export"
+    grep -qF "<title>$work/trace - speedscope</title>" "$work/speedscope.html" ||
+        palev_fail "speedscope did not load the export"
+    # Three events with stacks: three profiles, the first one shown.
+    grep -q 'Palev_Stacks:Fire <span[^>]*>(1/3)</span>' "$work/speedscope.html" ||
+        palev_fail "speedscope does not show the 3 profiles"
+    ;;
 *)
     palev_fail "unknown case $case"
     ;;
