@@ -26,8 +26,8 @@ static struct {
 static unsigned walker_count;  /* slots below it are filled; published with release */
 static pthread_mutex_t walker_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The end (highest address) of this thread's stack; 0 until looked up, 1 when unknown. */
-static TLS uintptr_t stack_end;
+/* This thread's stack [stack_start, stack_end); stack_end 0 until looked up, 1 when unknown. */
+static TLS uintptr_t stack_start, stack_end;
 
 /* libpaleventing's own code: its frames at the top of a stack are not the host's. */
 static uintptr_t self_lo, self_hi;
@@ -47,8 +47,10 @@ static uintptr_t thread_stack_end(void)
     stack_end = 1;
     if (pthread_getattr_np(pthread_self(), &attr) != 0)
         return stack_end;
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        stack_start = (uintptr_t)addr;
         stack_end = (uintptr_t)addr + size;
+    }
     pthread_attr_destroy(&attr);
     return stack_end;
 }
@@ -86,14 +88,18 @@ static int in_self(uintptr_t ip)
 
 /* Frame pointers from `fp`, each one inside this thread's stack (above the walker's own frame,
  * below the stack's end), aligned, and higher than the one before: garbage in rbp (code built
- * without frame pointers) ends the walk, it never reads outside the stack. top[i] bounds the
- * frame of the function ip[i] returns into, for placing logical frames. Not instrumented: a
- * stray frame pointer may point into a sanitizer's redzone, which is still stack memory. */
+ * without frame pointers) ends the walk, it never reads outside the stack. On another stack (a
+ * signal handler's alternate stack, a coroutine's) nothing is walked. top[i] bounds the frame of
+ * the function ip[i] returns into, for placing logical frames. Not instrumented: a stray frame
+ * pointer may point into a sanitizer's redzone, which is still stack memory. */
 __attribute__((noinline, no_sanitize_address)) static size_t
 walk_fp(uintptr_t fp, struct palev__native *nat, size_t max)
 {
     uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = thread_stack_end();
     size_t n = 0;
+
+    if (lo < stack_start || lo >= hi)
+        return 0;
 
     while (n < max && fp >= lo && hi >= FRAME_RECORD && fp <= hi - FRAME_RECORD &&
            fp % sizeof(uintptr_t) == 0) {
