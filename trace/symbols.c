@@ -224,7 +224,8 @@ static const char *range_name(struct proc *p, uint64_t addr, int64_t ns, int int
     size_t lo = 0, hi = p->nranges;
 
     if (!p->sorted) {
-        qsort(p->ranges, p->nranges, sizeof(*p->ranges), by_start);
+        if (p->nranges)
+            qsort(p->ranges, p->nranges, sizeof(*p->ranges), by_start);
         p->sorted = 1;
     }
     while (lo < hi) {   /* the first range starting above addr */
