@@ -27,6 +27,8 @@ struct agg {
     struct stack *slots;        /* open addressing, power-of-two size */
     size_t nslots, used;
     uint64_t total;
+    uint64_t seen;              /* Stack events seen by the first pass */
+    int quiet;                  /* no error message when there is no Stack event */
     char *key;                  /* scratch for the key being built */
     size_t key_cap;
 };
@@ -135,7 +137,10 @@ static int on_stack(struct agg *a, const struct ps_event *e)
 
 static int pass_code(void *ctx, const struct ps_event *e)
 {
-    return ps_symbols_feed(((struct agg *)ctx)->syms, e);
+    struct agg *a = ctx;
+
+    a->seen += strcmp(e->name, "Paleventing:Stack") == 0;
+    return ps_symbols_feed(a->syms, e);
 }
 
 static int pass_stacks(void *ctx, const struct ps_event *e)
@@ -162,17 +167,17 @@ static int collect(struct agg *a, const char *trace, FILE *err)
     if (!(a->syms = ps_symbols_new()))
         return -ENOMEM;
     ret = ps_read(trace, pass_code, a, &discarded);
-    if (ret == 0)
+    if (ret == 0 && a->seen)
         ret = ps_read(trace, pass_stacks, a, NULL);
     if (ret) {
         fprintf(err, "palev-trace: %s: %s\n", trace,
                 ret == -ENOENT ? "no LTTng trace there" : strerror(-ret));
         return ret;
     }
-    if (discarded)
+    if (discarded && !a->quiet)
         fprintf(err, "palev-trace: warning: LTTng discarded %llu events of %s: stacks may be "
                 "missing (larger channel buffers)\n", (unsigned long long)discarded, trace);
-    if (a->total == 0) {
+    if (a->total == 0 && !a->quiet) {
         fprintf(err, "palev-trace: %s: no Paleventing:Stack event%s%s (record them with "
                 "`lttng enable-event -u Paleventing:Stack`)\n", trace, a->event ? " for " : "",
                 a->event ? a->event : "");
@@ -438,4 +443,69 @@ int ps_stacks_speedscope(const struct ps_stacks_opts *o, const char *path, FILE 
     }
     agg_free(&a);
     return ret ? 1 : 0;
+}
+
+/* ---- the HTML report's section --------------------------------------------------------------- */
+
+static void html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else if (*s == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void html_stack(FILE *out, char *key, uint64_t count, uint64_t total)
+{
+    static char *frames[MAX_FRAMES];
+    size_t nf = split(key, frames, MAX_FRAMES);
+
+    fprintf(out, "<tr><td>%llu (%.1f%%)</td><td><ol class=\"stack\">",
+            (unsigned long long)count, 100.0 * (double)count / (double)total);
+    for (size_t f = 0; f < nf; f++) {
+        fputs("<li>", out);
+        html_text(out, frames[f]);
+        fputs("</li>", out);
+    }
+    fputs("</ol></td></tr>\n", out);
+}
+
+void ps_stacks_html(FILE *out, const char *trace, unsigned top)
+{
+    struct agg a = { .quiet = 1 };
+    size_t n, from = 0;
+
+    if (collect(&a, trace, stderr) != 0 || !(n = sorted(&a))) {
+        agg_free(&a);
+        return;
+    }
+    fputs("<h2>Where they come from</h2>\n<p>The most frequent call paths of each event recorded "
+          "with its stack (Paleventing:Stack), innermost frame first.</p>\n", out);
+    while (from < n) {
+        size_t len = event_len(a.slots[from].key), to = from + 1;
+        uint64_t total = event_total(a.slots, n, from);
+
+        while (to < n && event_len(a.slots[to].key) == len &&
+               strncmp(a.slots[to].key, a.slots[from].key, len) == 0)
+            to++;
+        fputs("<h3 class=\"task\">", out);
+        a.slots[from].key[len] = '\0';
+        html_text(out, a.slots[from].key);
+        a.slots[from].key[len] = SEP;
+        fputs("</h3>\n<table class=\"top\"><tr><th>stacks</th>"
+              "<th style=\"text-align:left\">call path</th></tr>\n", out);
+        for (size_t i = from; i < to && i - from < top; i++)
+            html_stack(out, a.slots[i].key, a.slots[i].count, total);
+        fputs("</table>\n", out);
+        from = to;
+    }
+    agg_free(&a);
 }

@@ -22,4 +22,9 @@ int ps_stacks_print(const struct ps_stacks_opts *o, FILE *out, FILE *err);
  * how often each stack was seen, in speedscope's file format. Same exit statuses. */
 int ps_stacks_speedscope(const struct ps_stacks_opts *o, const char *path, FILE *err);
 
+/* palev-trace report's "Where they come from": per event recorded with stacks, its `top` most
+ * frequent call paths as an HTML section (h2, h3 and tables of the report's classes). Writes
+ * nothing when the trace holds no Stack event. */
+void ps_stacks_html(FILE *out, const char *trace, unsigned top);
+
 #endif /* PS_STACKS_H */

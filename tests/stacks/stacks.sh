@@ -154,6 +154,19 @@ minivm)
     named | grep '^Palev_Runtime:GCStart: ' | sort > "$work/oracle"
     tool_stacks --event GCStart | sort | diff -u "$work/oracle" - ||
         palev_fail "minivm: palev-trace names the GCStart stacks otherwise"
+    # The HTML report's "Where they come from": the same two call paths under GCStart.
+    "$palev_trace" report -o "$work/report.html" "$work/trace" 2> "$work/report.err" ||
+        palev_fail "palev-trace report exited $?: $(cat "$work/report.err")"
+    /usr/bin/python3 - "$work/report.html" <<'PY' | sed -E 's/( < main) < .*$/\1/' | sort |
+import re, sys
+page = open(sys.argv[1]).read()
+section = page.split("<h2>Where they come from</h2>")[1].split("<h2>")[0]
+table = section.split('<h3 class="task">Palev_Runtime:GCStart</h3>')[1].split("</table>")[0]
+for count, path in re.findall(r'<tr><td>(\d+) \([^)]*\)</td><td><ol class="stack">(.*?)</ol>', table):
+    for _ in range(int(count)):
+        print("Palev_Runtime:GCStart: " + " < ".join(re.findall(r"<li>(.*?)</li>", path)))
+PY
+        diff -u "$work/oracle" - || palev_fail "minivm: the report's call paths differ"
     ;;
 minivm-rundown)
     # The session starts after the JIT compiled Stacks.Late.hot: CodeRundown names it.
