@@ -79,7 +79,8 @@ static char **subdirs(const char *dir, size_t *n)
         }
     }
     closedir(d);
-    qsort(names, *n, sizeof(*names), by_name);
+    if (*n)
+        qsort(names, *n, sizeof(*names), by_name);
     return names;
 }
 
@@ -463,15 +464,22 @@ static void print_bt_error(const char *what)
     bt_error_release(err);
 }
 
+/* A babeltrace2 plugin, loaded once per process (a plugin's shared object is never unloaded). */
 static const bt_plugin *find_plugin(const char *name)
 {
-    const bt_plugin *p = NULL;
-    if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) != BT_PLUGIN_FIND_STATUS_OK) {
-        fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
-                "(Debian package libbabeltrace2-0)\n", name);
-        return NULL;
+    static struct { const char *name; const bt_plugin *plugin; } cache[] = { { "ctf", NULL }, { "utils", NULL } };
+    for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+        if (strcmp(cache[i].name, name) != 0)
+            continue;
+        if (!cache[i].plugin &&
+            bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &cache[i].plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+            fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
+                    "(Debian package libbabeltrace2-0)\n", name);
+            cache[i].plugin = NULL;
+        }
+        return cache[i].plugin;
     }
-    return p;
+    return NULL;
 }
 
 static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, unsigned i,
@@ -528,8 +536,6 @@ static int build_graph(pt_reader *r, bt_graph *g)
     }
     rc = 0;
 end:
-    bt_plugin_put_ref(ctf);
-    bt_plugin_put_ref(utils);
     free(srcs);
     return rc;
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-trace COMMAND [options] TRACE...: arguments, the command table, exit codes. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -138,8 +140,23 @@ static int parse(const pt_command *c, int argc, char **argv, pt_opts *o, int *he
     return 0;
 }
 
+/* babeltrace2 2.0.4's CTF decoder asserts (abort()) on some damaged packets: the babeltrace2
+ * command dies the same way. Say what happened and exit as for any bad trace. */
+static void on_abort(int sig)
+{
+    static const char msg[] = "palev-trace: error: the trace is damaged: babeltrace2's CTF decoder "
+                              "stopped on an internal assertion (babeltrace2 itself aborts on this "
+                              "trace too)\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+        _exit(PT_EXIT_DATA);
+    _exit(PT_EXIT_DATA);
+}
+
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = on_abort };
+    sigaction(SIGABRT, &sa, NULL);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? PT_EXIT_USAGE : PT_EXIT_OK;
