@@ -57,6 +57,8 @@ typedef struct pt_event {
 typedef struct pt_sink {
     void (*event)(const pt_event *ev, void *data);
     void (*discarded)(pt_trace *t, int packets, uint64_t count, void *data);
+    /* Live inputs only: called about once per second of wall-clock time. */
+    void (*tick)(void *data);
     void *data;
 } pt_sink;
 
@@ -67,11 +69,14 @@ typedef struct pt_input {
     const char **manifests;     /* -m MANIFEST */
     unsigned nmanifests;
     int no_auto_manifests;      /* --no-manifests */
+    unsigned live_seconds;      /* live inputs: stop after this many seconds (0: at the end) */
 } pt_input;
 
 /* The reader: set up by pt_open(), driven by pt_run(), released by pt_close(). */
 typedef struct pt_reader pt_reader;
 
+/* An input "net://HOST[:PORT]/host/HOSTNAME/SESSION" is a live session of an lttng-relayd
+ * (src.ctf.lttng-live); any other input is a directory searched for CTF traces. */
 /* Finds the CTF traces under the inputs, loads the manifests (-m and TRACE/palev-manifests).
  * Returns 0, or PT_EXIT_DATA after printing why on stderr. */
 int pt_open(const pt_input *in, pt_reader **out);

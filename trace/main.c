@@ -10,7 +10,7 @@
 #include "commands.h"
 
 static const pt_command *const commands[] = {
-    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report,
+    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report, &pt_cmd_top,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -21,6 +21,7 @@ static const struct option long_options[] = {
     { "top", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
     { "format", required_argument, NULL, 'f' },
+    { "seconds", required_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -28,7 +29,7 @@ static const struct option long_options[] = {
 /* Which command option each getopt letter needs (0: every command takes it). */
 static const struct { int letter; unsigned option; const char *name; } option_owner[] = {
     { 'b', PT_OPT_BY, "--by" }, { 't', PT_OPT_TOP, "--top" },
-    { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" },
+    { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" }, { 's', PT_OPT_LIVE, "--seconds" },
 };
 
 static void usage(FILE *out)
@@ -59,6 +60,8 @@ static void command_usage(const pt_command *c, FILE *out)
         fputs("      --top N          the N longest instances (default 10, 0: none)\n", out);
     if (c->options & PT_OPT_FORMAT)
         fputs("      --format NAME    the output format (see the synopsis above)\n", out);
+    if (c->options & PT_OPT_LIVE)
+        fputs("      --seconds N      stop after N seconds (default: when the session ends)\n", out);
     if (c->options & PT_OPT_OUTPUT)
         fputs("  -o, --output FILE    where to write (required)\n", out);
 }
@@ -106,9 +109,11 @@ static int set_option(const pt_command *c, pt_opts *o, int letter, const char *a
     case 'o': o->output = arg; return 0;
     case 'f': o->format = arg; return 0;
     case 't':
-        if (parse_count(arg, &o->top) == 0)
+    case 's':
+        if (parse_count(arg, letter == 't' ? &o->top : &o->seconds) == 0)
             return 0;
-        fprintf(stderr, "palev-trace %s: --top wants a count, not \"%s\"\n", c->name, arg);
+        fprintf(stderr, "palev-trace %s: %s wants a count, not \"%s\"\n", c->name,
+                letter == 't' ? "--top" : "--seconds", arg);
         return -1;
     default: return -1;
     }
