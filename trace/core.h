@@ -17,7 +17,7 @@ enum { PT_OPCODE_START = 1, PT_OPCODE_STOP = 2 };
 enum pt_role { PT_ROLE_NONE, PT_ROLE_START, PT_ROLE_STOP };
 
 /* One event name ("Provider:Event") as seen in the trace; every trace's classes of that name
- * share it. Commands keep their per-name data in slot[] (indexed by a command's own constant). */
+ * share it. */
 typedef struct pt_class {
     char *name;                 /* "Provider:Event" */
     char *provider;             /* "Provider" */
@@ -30,7 +30,6 @@ typedef struct pt_class {
     int is_eventsource;         /* Paleventing:EventSource */
     int counter;                /* counters.c's verdict on this event: 0 until it looked */
     uint64_t count;
-    void *slot[4];
 } pt_class;
 
 /* One CTF trace directory (a host's or a session's). */
@@ -132,6 +131,11 @@ char *pt_xstrdup(const char *s);
 const char *pt_fmt_ns(double ns, char *buf, size_t size);
 /* Writes s as a JSON string (quotes included), invalid UTF-8 replaced by U+FFFD. */
 void pt_json_string(FILE *out, const char *s);
+/* Decimal numbers without printf (export writes millions of them); a double that is an integer
+ * below 2^53 is written as one, others with 17 significant digits. Finite values only. */
+void pt_put_u64(FILE *out, uint64_t v);
+void pt_put_i64(FILE *out, int64_t v);
+void pt_put_double(FILE *out, double v);
 /* Writes s escaped for HTML text. */
 void pt_html_text(FILE *out, const char *s);
 
