@@ -34,9 +34,17 @@ static int64_t tid_of(const pt_trace *t, int64_t vpid, int64_t vtid)
 static void begin_record(export *x, const char *ph, int64_t pid, int64_t tid, int64_t ts)
 {
     int64_t rel = ts - x->t0;
-    fprintf(x->out, "%s\n{\"ph\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":%lld.%03lld", x->written ? "," : "",
-            ph, (long long)pid, (long long)tid, (long long)(rel / 1000), (long long)(rel % 1000));
-    x->written++;
+    char frac[4] = { (char)('0' + rel % 1000 / 100), (char)('0' + rel % 100 / 10), (char)('0' + rel % 10), 0 };
+    fputs(x->written++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", x->out);
+    fputs(ph, x->out);
+    fputs("\",\"pid\":", x->out);
+    pt_put_i64(x->out, pid);
+    fputs(",\"tid\":", x->out);
+    pt_put_i64(x->out, tid);
+    fputs(",\"ts\":", x->out);
+    pt_put_i64(x->out, rel / 1000);
+    putc_unlocked('.', x->out);
+    fputs(frac, x->out);
 }
 
 static void name_tracks(export *x, const pt_event *ev)
@@ -150,7 +158,8 @@ static void counter_value(const char *series, const char *event, const char *fie
         putc_unlocked(',', x->out);
     }
     pt_json_string(x->out, field);
-    fprintf(x->out, ":%.17g", v);
+    putc_unlocked(':', x->out);
+    pt_put_double(x->out, v);
 }
 
 static void on_event(const pt_event *ev, void *data)

@@ -118,16 +118,42 @@ static void print_span(pt_reader *r)
            pt_manifest_count(r) ? "" : " (event names and fields only: give -m MANIFEST for tasks and opcodes)");
 }
 
+/* One row per host: its traces together (a relayd tree holds a host's sessions side by side). */
+static void print_host(pt_reader *r, unsigned first)
+{
+    const char *host = pt_trace_at(r, first)->hostname;
+    uint64_t events = 0, lost = 0;
+    int64_t t0 = 0, t1 = 0;
+    unsigned traces = 0;
+    char d[32];
+    for (unsigned i = first; i < pt_trace_count(r); i++) {
+        const pt_trace *t = pt_trace_at(r, i);
+        if (strcmp(t->hostname, host) != 0 || t->first_ts > t->last_ts)
+            continue;
+        t0 = traces && t0 < t->first_ts ? t0 : t->first_ts;
+        t1 = traces && t1 > t->last_ts ? t1 : t->last_ts;
+        events += t->events;
+        lost += t->discarded_events;
+        traces++;
+    }
+    printf("  %-20s %6u %10llu %12s %10.0f %10llu\n", host, traces, (unsigned long long)events,
+           pt_fmt_ns((double)(t1 - t0), d, sizeof(d)), pt_rate(events, t0, t1), (unsigned long long)lost);
+}
+
 static void print_hosts(pt_reader *r)
 {
-    printf("\nhosts (%u trace%s)\n  %-20s %10s %12s %10s  %s\n", pt_trace_count(r),
-           pt_trace_count(r) == 1 ? "" : "s", "host", "events", "span", "events/s", "trace");
+    printf("\nhosts\n  %-20s %6s %10s %12s %10s %10s\n", "host", "traces", "events", "span", "events/s", "lost");
+    for (unsigned i = 0; i < pt_trace_count(r); i++) {
+        unsigned k = 0;
+        while (k < i && strcmp(pt_trace_at(r, k)->hostname, pt_trace_at(r, i)->hostname) != 0)
+            k++;
+        if (k == i)
+            print_host(r, i);
+    }
+    printf("\ntraces\n  %-20s %10s  %s\n", "host", "events", "directory");
     for (unsigned i = 0; i < pt_trace_count(r); i++) {
         const pt_trace *t = pt_trace_at(r, i);
-        char d[32];
-        int64_t span = t->last_ts > t->first_ts ? t->last_ts - t->first_ts : 0;
-        printf("  %-20s %10llu %12s %10.0f  %s\n", t->hostname, (unsigned long long)t->events,
-               pt_fmt_ns((double)span, d, sizeof(d)), pt_rate(t->events, t->first_ts, t->last_ts), t->path);
+        printf("  %-20s %10llu  %s\n", t->hostname, (unsigned long long)t->events, t->path);
     }
 }
 

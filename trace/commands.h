@@ -11,7 +11,7 @@ enum {
     PT_OPT_TOP = 1 << 1,        /* --top N */
     PT_OPT_OUTPUT = 1 << 2,     /* -o FILE */
     PT_OPT_FORMAT = 1 << 3,     /* --format NAME */
-    PT_OPT_LIVE = 1 << 4,       /* --seconds N, --interval MS */
+    PT_OPT_LIVE = 1 << 4,       /* --seconds N */
     PT_OPT_EVENT = 1 << 8,      /* --event NAME (stacks) */
     PT_OPT_FOLDED = 1 << 9,     /* --folded (stacks) */
 };
@@ -37,7 +37,7 @@ typedef struct pt_command {
 } pt_command;
 
 extern const pt_command pt_cmd_summary, pt_cmd_activities, pt_cmd_counters, pt_cmd_export,
-    pt_cmd_report;
+    pt_cmd_report, pt_cmd_top;
 extern const pt_command pt_cmd_stacks;  /* cmd_stacks.c */
 
 /* Opens and reads the inputs through sink; prints nothing but errors. Returns an exit code. */

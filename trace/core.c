@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -18,8 +19,10 @@ typedef struct bt_entry {
 } bt_entry;
 
 struct pt_reader {
-    char **dirs;                /* CTF trace directories found under the inputs */
+    char **dirs;                /* CTF trace directories found under the inputs, or live URLs */
     unsigned ndirs;
+    int live;                   /* the inputs are lttng-live URLs */
+    unsigned live_seconds;
     pt_class **classes;
     unsigned nclasses;
     pt_map class_by_name;       /* name hash -> pt_class */
@@ -79,7 +82,8 @@ static char **subdirs(const char *dir, size_t *n)
         }
     }
     closedir(d);
-    qsort(names, *n, sizeof(*names), by_name);
+    if (*n)
+        qsort(names, *n, sizeof(*names), by_name);
     return names;
 }
 
@@ -104,11 +108,26 @@ static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
     return rc;
 }
 
+static int is_live(const char *path)
+{
+    return strncmp(path, "net://", 6) == 0;
+}
+
 static int find_traces(pt_reader *r, const pt_input *in)
 {
     for (unsigned i = 0; i < in->npaths; i++) {
         struct stat st;
         unsigned before = r->ndirs;
+        if (is_live(in->paths[i]) != is_live(in->paths[0])) {
+            fprintf(stderr, "palev-trace: error: %s: live sessions and trace directories cannot be "
+                    "read together\n", in->paths[i]);
+            return PT_EXIT_DATA;
+        }
+        if (is_live(in->paths[i])) {
+            add_dir(r, in->paths[i]);
+            r->live = 1;
+            continue;
+        }
         if (stat(in->paths[i], &st) != 0) {
             fprintf(stderr, "palev-trace: error: %s: %s\n", in->paths[i], strerror(errno));
             return PT_EXIT_DATA;
@@ -137,6 +156,7 @@ int pt_open(const pt_input *in, pt_reader **out)
     for (unsigned i = 0; i < in->nmanifests && !rc; i++)
         if (pt__manifest_load(in->manifests[i]))
             rc = PT_EXIT_DATA;
+    r->live_seconds = in->live_seconds;
     if (!rc)
         rc = find_traces(r, in);
     if (rc) {
@@ -463,15 +483,22 @@ static void print_bt_error(const char *what)
     bt_error_release(err);
 }
 
+/* A babeltrace2 plugin, loaded once per process (a plugin's shared object is never unloaded). */
 static const bt_plugin *find_plugin(const char *name)
 {
-    const bt_plugin *p = NULL;
-    if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &p) != BT_PLUGIN_FIND_STATUS_OK) {
-        fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
-                "(Debian package libbabeltrace2-0)\n", name);
-        return NULL;
+    static struct { const char *name; const bt_plugin *plugin; } cache[] = { { "ctf", NULL }, { "utils", NULL } };
+    for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+        if (strcmp(cache[i].name, name) != 0)
+            continue;
+        if (!cache[i].plugin &&
+            bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &cache[i].plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+            fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
+                    "(Debian package libbabeltrace2-0)\n", name);
+            cache[i].plugin = NULL;
+        }
+        return cache[i].plugin;
     }
-    return p;
+    return NULL;
 }
 
 static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, unsigned i,
@@ -487,7 +514,8 @@ static int add_source(bt_graph *g, const bt_component_class_source *cls, const c
     bt_value_put_ref(params);
     if (st == BT_GRAPH_ADD_COMPONENT_STATUS_OK)
         return 0;
-    snprintf(what, sizeof(what), "%s: not a readable CTF trace", dir);
+    snprintf(what, sizeof(what), strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
+             : "%s: not a readable CTF trace", dir);
     print_bt_error(what);
     return -1;
 }
@@ -515,7 +543,8 @@ static int build_graph(pt_reader *r, bt_graph *g)
     int rc = -1;
     if (!ctf || !utils)
         goto end;
-    const bt_component_class_source *fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+    const bt_component_class_source *fs =
+        bt_plugin_borrow_source_component_class_by_name_const(ctf, r->live ? "lttng-live" : "fs");
     const bt_component_class_filter *muxc = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
     for (unsigned i = 0; i < r->ndirs; i++)
         if (add_source(g, fs, r->dirs[i], i, &srcs[i]))
@@ -528,10 +557,48 @@ static int build_graph(pt_reader *r, bt_graph *g)
     }
     rc = 0;
 end:
-    bt_plugin_put_ref(ctf);
-    bt_plugin_put_ref(utils);
     free(srcs);
     return rc;
+}
+
+static bt_graph_run_status run_all(bt_graph *g)
+{
+    bt_graph_run_status st;
+    while ((st = bt_graph_run(g)) == BT_GRAPH_RUN_STATUS_AGAIN)
+        ;
+    return st;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A live session: a little at a time, a tick every second, until it ends or time is up. */
+static bt_graph_run_status run_live(pt_reader *r, bt_graph *g)
+{
+    double start = now_s(), next = start + 1;
+    for (;;) {
+        bt_graph_run_once_status st = bt_graph_run_once(g);
+        if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
+            return BT_GRAPH_RUN_STATUS_OK;
+        if (st != BT_GRAPH_RUN_ONCE_STATUS_OK && st != BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
+            return BT_GRAPH_RUN_STATUS_ERROR;
+        if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
+            struct timespec pause = { 0, 20000000 };
+            nanosleep(&pause, NULL);
+        }
+        double t = now_s();
+        if (t >= next) {
+            if (r->sink->tick)
+                r->sink->tick(r->sink->data);
+            next += 1;
+        }
+        if (r->live_seconds && t - start >= r->live_seconds)
+            return BT_GRAPH_RUN_STATUS_OK;
+    }
 }
 
 static int provider_seen(const char *provider, void *data)
@@ -550,10 +617,8 @@ int pt_run(pt_reader *r, const pt_sink *sink)
     r->sink = sink;
     if (!g || build_graph(r, g))
         goto end;
-    bt_graph_run_status st;
     r->ran = 1;
-    while ((st = bt_graph_run(g)) == BT_GRAPH_RUN_STATUS_AGAIN)
-        ;
+    bt_graph_run_status st = r->live ? run_live(r, g) : run_all(g);
     if (st != BT_GRAPH_RUN_STATUS_OK) {
         char what[128];
         uint64_t events = 0;

@@ -17,7 +17,7 @@ enum { PT_OPCODE_START = 1, PT_OPCODE_STOP = 2 };
 enum pt_role { PT_ROLE_NONE, PT_ROLE_START, PT_ROLE_STOP };
 
 /* One event name ("Provider:Event") as seen in the trace; every trace's classes of that name
- * share it. Commands keep their per-name data in slot[] (indexed by a command's own constant). */
+ * share it. */
 typedef struct pt_class {
     char *name;                 /* "Provider:Event" */
     char *provider;             /* "Provider" */
@@ -30,7 +30,6 @@ typedef struct pt_class {
     int is_eventsource;         /* Paleventing:EventSource */
     int counter;                /* counters.c's verdict on this event: 0 until it looked */
     uint64_t count;
-    void *slot[4];
 } pt_class;
 
 /* One CTF trace directory (a host's or a session's). */
@@ -57,6 +56,8 @@ typedef struct pt_event {
 typedef struct pt_sink {
     void (*event)(const pt_event *ev, void *data);
     void (*discarded)(pt_trace *t, int packets, uint64_t count, void *data);
+    /* Live inputs only: called about once per second of wall-clock time. */
+    void (*tick)(void *data);
     void *data;
 } pt_sink;
 
@@ -67,11 +68,14 @@ typedef struct pt_input {
     const char **manifests;     /* -m MANIFEST */
     unsigned nmanifests;
     int no_auto_manifests;      /* --no-manifests */
+    unsigned live_seconds;      /* live inputs: stop after this many seconds (0: at the end) */
 } pt_input;
 
 /* The reader: set up by pt_open(), driven by pt_run(), released by pt_close(). */
 typedef struct pt_reader pt_reader;
 
+/* An input "net://HOST[:PORT]/host/HOSTNAME/SESSION" is a live session of an lttng-relayd
+ * (src.ctf.lttng-live); any other input is a directory searched for CTF traces. */
 /* Finds the CTF traces under the inputs, loads the manifests (-m and TRACE/palev-manifests).
  * Returns 0, or PT_EXIT_DATA after printing why on stderr. */
 int pt_open(const pt_input *in, pt_reader **out);
@@ -127,6 +131,11 @@ char *pt_xstrdup(const char *s);
 const char *pt_fmt_ns(double ns, char *buf, size_t size);
 /* Writes s as a JSON string (quotes included), invalid UTF-8 replaced by U+FFFD. */
 void pt_json_string(FILE *out, const char *s);
+/* Decimal numbers without printf (export writes millions of them); a double that is an integer
+ * below 2^53 is written as one, others with 17 significant digits. Finite values only. */
+void pt_put_u64(FILE *out, uint64_t v);
+void pt_put_i64(FILE *out, int64_t v);
+void pt_put_double(FILE *out, double v);
 /* Writes s escaped for HTML text. */
 void pt_html_text(FILE *out, const char *s);
 

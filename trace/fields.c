@@ -101,7 +101,11 @@ static void json_scalar(FILE *out, const pt_value *v)
         (v->kind == PT_V_REAL && !isfinite(v->d)))
         pt_json_string(out, pt_value_text(v, buf, sizeof(buf)));
     else if (v->kind == PT_V_REAL)
-        fprintf(out, "%.17g", v->d);
+        pt_put_double(out, v->d);
+    else if (v->kind == PT_V_SINT)
+        pt_put_i64(out, v->i);
+    else if (v->kind == PT_V_UINT)
+        pt_put_u64(out, v->u);
     else
         fputs(pt_value_text(v, buf, sizeof(buf)), out);
 }

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-trace COMMAND [options] TRACE...: arguments, the command table, exit codes. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 
 static const pt_command *const commands[] = {
-    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report,
+    &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report, &pt_cmd_top,
     &pt_cmd_stacks,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -20,6 +22,7 @@ static const struct option long_options[] = {
     { "top", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
     { "format", required_argument, NULL, 'f' },
+    { "seconds", required_argument, NULL, 's' },
     { "event", required_argument, NULL, 'e' },
     { "folded", no_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
@@ -29,7 +32,7 @@ static const struct option long_options[] = {
 /* Which command option each getopt letter needs (0: every command takes it). */
 static const struct { int letter; unsigned option; const char *name; } option_owner[] = {
     { 'b', PT_OPT_BY, "--by" }, { 't', PT_OPT_TOP, "--top" },
-    { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" },
+    { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" }, { 's', PT_OPT_LIVE, "--seconds" },
     { 'e', PT_OPT_EVENT, "--event" }, { 'F', PT_OPT_FOLDED, "--folded" },
 };
 
@@ -61,6 +64,8 @@ static void command_usage(const pt_command *c, FILE *out)
         fputs("      --top N          the N longest instances (default 10, 0: none)\n", out);
     if (c->options & PT_OPT_FORMAT)
         fputs("      --format NAME    the output format (see the synopsis above)\n", out);
+    if (c->options & PT_OPT_LIVE)
+        fputs("      --seconds N      stop after N seconds (default: when the session ends)\n", out);
     if (c->options & PT_OPT_OUTPUT)
         fputs("  -o, --output FILE    where to write (required)\n", out);
     if (c->options & PT_OPT_EVENT)
@@ -114,9 +119,11 @@ static int set_option(const pt_command *c, pt_opts *o, int letter, const char *a
     case 'e': o->event = arg; return 0;
     case 'F': o->folded = 1; return 0;
     case 't':
-        if (parse_count(arg, &o->top) == 0)
+    case 's':
+        if (parse_count(arg, letter == 't' ? &o->top : &o->seconds) == 0)
             return 0;
-        fprintf(stderr, "palev-trace %s: --top wants a count, not \"%s\"\n", c->name, arg);
+        fprintf(stderr, "palev-trace %s: %s wants a count, not \"%s\"\n", c->name,
+                letter == 't' ? "--top" : "--seconds", arg);
         return -1;
     default: return -1;
     }
@@ -148,8 +155,23 @@ static int parse(const pt_command *c, int argc, char **argv, pt_opts *o, int *he
     return 0;
 }
 
+/* babeltrace2 2.0.4's CTF decoder asserts (abort()) on some damaged packets: the babeltrace2
+ * command dies the same way. Say what happened and exit as for any bad trace. */
+static void on_abort(int sig)
+{
+    static const char msg[] = "palev-trace: error: the trace is damaged: babeltrace2's CTF decoder "
+                              "stopped on an internal assertion (babeltrace2 itself aborts on this "
+                              "trace too)\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+        _exit(PT_EXIT_DATA);
+    _exit(PT_EXIT_DATA);
+}
+
 int main(int argc, char **argv)
 {
+    struct sigaction sa = { .sa_handler = on_abort };
+    sigaction(SIGABRT, &sa, NULL);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? PT_EXIT_USAGE : PT_EXIT_OK;

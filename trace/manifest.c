@@ -67,7 +67,8 @@ int pt__manifest_load_dir(const char *dir)
         }
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), by_name);     /* the same order on every machine */
+    if (n)
+        qsort(names, n, sizeof(*names), by_name);   /* the same order on every machine */
     for (size_t i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);

@@ -44,6 +44,11 @@ cp -r "$trace" "$work/garbage"
 g=$(find "$work/garbage" -name "$(basename "$stream")")
 dd if=/dev/urandom of="$g" bs=1 seek=200 count=4000 conv=notrunc status=none
 expect 1 "palev-trace: error:" -- "$pt" activities "$work/garbage"
+# a packet babeltrace2's decoder asserts on (found by fuzz_trace; babeltrace2 itself aborts)
+mkdir -p "$work/bt2abort" && cp "$here/../fuzz/trace-metadata.tsdl" "$work/bt2abort/metadata" &&
+    cp "$here/data/bt2-abort.stream" "$work/bt2abort/stream"
+expect 1 "the trace is damaged: babeltrace2's CTF decoder stopped on an internal assertion" -- \
+    "$pt" summary "$work/bt2abort"
 # metadata that is not CTF
 mkdir -p "$work/badmeta" && echo "this is not TSDL" > "$work/badmeta/metadata"
 expect 1 "badmeta: not a readable CTF trace" -- "$pt" summary "$work/badmeta"
