@@ -68,6 +68,9 @@ static void live_create(void)
         palev__debug("no live code set (out of memory): no CodeRundown in this process");
         return;
     }
+    /* prepare handlers run in reverse order: call_rcu's first, then urcu-bp's (and through it
+     * the hash table's resize worker); the others in this order. */
+    pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
     pthread_atfork(call_rcu_before_fork, call_rcu_after_fork_parent, call_rcu_after_fork_child);
 }
 
