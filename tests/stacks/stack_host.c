@@ -8,8 +8,11 @@
  *                     the same address
  *   interp            Fire(20) inside the logical frames "Script.outer" > "Script.inner"
  *   rundown FILE      loads code "jit_early", writes FILE, waits for FILE to disappear (the
- *                     test starts a session meanwhile), then Fire(30) through it */
+ *                     test starts a session meanwhile), then Fire(30) through it
+ *   stress FILE       4 threads firing, loading and unloading code, a walker registered, until
+ *                     FILE disappears; the test starts and stops sessions (rundowns) meanwhile */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -183,6 +186,51 @@ NOINLINE static int rundown(const char *flag)
     return 0;
 }
 
+/* ---- stress: threads firing, loading and unloading code while sessions come and go -------- */
+
+#define STRESS_THREADS 4
+
+NOINLINE void stress_fire(unsigned v);
+NOINLINE void stress_fire(unsigned v)
+{
+    FireEventFire(v);
+    sink++;
+}
+
+static const char *stress_flag;
+
+static void *stress_thread(void *arg)
+{
+    static char code[STRESS_THREADS][64];
+    char *mine = code[(uintptr_t)arg];
+
+    for (unsigned i = 0; i % 256 || access(stress_flag, F_OK) == 0; i++) {
+        palev_code_load(mine + i % 64, 1, "stress");
+        stress_fire(i);
+        palev_eventsource_write("Stacks", 2, "Stress", "{}");
+        if (i % 3 == 0)
+            palev_code_unload(mine + i % 64);
+        if (i % 16 == 15)
+            usleep(1000); /* some 16 000 loops a second: the session daemon keeps up */
+    }
+    return NULL;
+}
+
+NOINLINE static int stress(const char *flag)
+{
+    pthread_t th[STRESS_THREADS];
+
+    stress_flag = flag;
+    palev_code_load_interpreted(script_outer, sizeof(script_outer), "Script.outer");
+    palev_stack_add_walker(walker, NULL);
+    for (uintptr_t i = 0; i < STRESS_THREADS; i++)
+        if (pthread_create(&th[i], NULL, stress_thread, (void *)i) != 0)
+            return 1;
+    for (int i = 0; i < STRESS_THREADS; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
 static inline __attribute__((always_inline)) int run(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "chains") == 0)
@@ -193,7 +241,9 @@ static inline __attribute__((always_inline)) int run(int argc, char **argv)
         return interp();
     if (argc == 3 && strcmp(argv[1], "rundown") == 0)
         return rundown(argv[2]);
-    fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE\n");
+    if (argc == 3 && strcmp(argv[1], "stress") == 0)
+        return stress(argv[2]);
+    fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE | stress FILE\n");
     return 2;
 }
 

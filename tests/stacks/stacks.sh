@@ -231,6 +231,28 @@ PY
     grep -q 'Palev_Stacks:Fire <span[^>]*>(1/3)</span>' "$work/speedscope.html" ||
         palev_fail "speedscope does not show the 3 profiles"
     ;;
+stress)
+    # Sessions started and stopped (a rundown each time) while 4 threads fire, load and unload
+    # code: the host exits 0, and every Fire stack starts where the host fired it.
+    events=("Palev_Stacks:*" "Paleventing:Stack" "Paleventing:CodeRundown" "lttng_ust_statedump:*")
+    touch "$work/running"
+    "$host" stress "$work/running" > "$work/host.out" 2> "$work/host.err" &
+    pid=$!
+    for i in 1 2 3; do
+        palev_session_start "$session" "$work/trace$i" "${events[@]}"
+        sleep 0.3
+        palev_session_stop "$session"
+    done
+    rm -f "$work/running"
+    wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
+    mv "$work/trace1" "$work/trace"
+    "$palev_trace" stacks --folded --event Fire "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
+        palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
+    [ -s "$work/folded" ] || palev_fail "no Fire stack recorded"
+    grep -v ';stress_fire [0-9]*$' "$work/folded" > "$work/bad"
+    [ ! -s "$work/bad" ] || palev_fail "stacks not starting at stress_fire: $(head -3 "$work/bad")"
+    echo "stress: $(awk '{ n += $NF } END { print n }' "$work/folded")" > "$work/want"
+    ;;
 *)
     palev_fail "unknown case $case"
     ;;
