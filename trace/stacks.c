@@ -195,6 +195,13 @@ static size_t event_len(const char *key)
     return sep ? (size_t)(sep - key) : strlen(key);
 }
 
+static int same_event(const char *a, const char *b)
+{
+    size_t len = event_len(a);
+
+    return event_len(b) == len && strncmp(a, b, len) == 0;
+}
+
 /* By event, then most frequent first, then by text: the output is stable. */
 static int by_event_count(const void *x, const void *y)
 {
@@ -241,10 +248,9 @@ static size_t split(char *key, char **frames, size_t max)
 
 static uint64_t event_total(const struct stack *s, size_t n, size_t i)
 {
-    size_t len = event_len(s[i].key);
     uint64_t t = 0;
 
-    for (size_t j = i; j < n && event_len(s[j].key) == len && strncmp(s[j].key, s[i].key, len) == 0; j++)
+    for (size_t j = i; j < n && same_event(s[j].key, s[i].key); j++)
         t += s[j].count;
     return t;
 }
@@ -259,12 +265,11 @@ static void print_text(struct agg *a, size_t n, long top, FILE *out)
         char *key = a->slots[i].key;
         size_t len = event_len(key), nf;
 
-        if (i == 0 || strncmp(a->slots[i - 1].key, key, len + 1) != 0) {
+        if (i == 0 || !same_event(a->slots[i - 1].key, key)) {
             size_t distinct = 0;
 
             total = event_total(a->slots, n, i);
-            for (size_t j = i; j < n && strncmp(a->slots[j].key, key, len) == 0 &&
-                               event_len(a->slots[j].key) == len; j++)
+            for (size_t j = i; j < n && same_event(a->slots[j].key, key); j++)
                 distinct++;
             fprintf(out, "%s%.*s: %llu stack%s, %zu distinct\n", i ? "\n" : "", (int)len, key,
                     (unsigned long long)total, total == 1 ? "" : "s", distinct);
@@ -405,10 +410,9 @@ static void print_speedscope(struct agg *a, size_t n, const char *trace, FILE *o
     json_string(out, trace);
     fprintf(out, ",\"activeProfileIndex\":0,\"profiles\":[");
     while (from < n) {
-        size_t len = event_len(a->slots[from].key), to = from + 1;
+        size_t to = from + 1;
 
-        while (to < n && event_len(a->slots[to].key) == len &&
-               strncmp(a->slots[to].key, a->slots[from].key, len) == 0)
+        while (to < n && same_event(a->slots[to].key, a->slots[from].key))
             to++;
         fprintf(out, "%s", from ? "," : "");
         json_profile(a, from, to, &t, out);
@@ -493,8 +497,7 @@ void ps_stacks_html(FILE *out, const char *trace, unsigned top)
         size_t len = event_len(a.slots[from].key), to = from + 1;
         uint64_t total = event_total(a.slots, n, from);
 
-        while (to < n && event_len(a.slots[to].key) == len &&
-               strncmp(a.slots[to].key, a.slots[from].key, len) == 0)
+        while (to < n && same_event(a.slots[to].key, a.slots[from].key))
             to++;
         fputs("<h3 class=\"task\">", out);
         a.slots[from].key[len] = '\0';

@@ -84,7 +84,8 @@ static void fill_event(struct ps_event *e, const bt_message *m)
 
     e->ev = ev;
     e->name = bt_event_class_get_name(bt_event_borrow_class_const(ev));
-    if (bt_clock_snapshot_get_ns_from_origin(cs, &e->ns) != BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+    if (!cs || bt_clock_snapshot_get_ns_from_origin(cs, &e->ns) !=
+                   BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
         e->ns = 0;
     e->vpid = integer(member(bt_event_borrow_common_context_field_const(ev), "vpid"), &vpid) == 0
                   ? (int64_t)vpid : -1;

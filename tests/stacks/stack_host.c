@@ -243,7 +243,8 @@ static inline __attribute__((always_inline)) int run(int argc, char **argv)
         return rundown(argv[2]);
     if (argc == 3 && strcmp(argv[1], "stress") == 0)
         return stress(argv[2]);
-    fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE | stress FILE\n");
+    fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE | "
+                    "stress FILE\n");
     return 2;
 }
 
