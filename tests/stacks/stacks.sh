@@ -253,6 +253,22 @@ stress)
     [ ! -s "$work/bad" ] || palev_fail "stacks not starting at stress_fire: $(head -3 "$work/bad")"
     echo "stress: $(awk '{ n += $NF } END { print n }' "$work/folded")" > "$work/want"
     ;;
+valgrind)
+    # Under valgrind with the installed suppressions only: JIT frames, a walker, libunwind; the
+    # stacks still exact.
+    vg=(valgrind --error-exitcode=99 --leak-check=full --quiet --keep-debuginfo=yes
+        --suppressions="$here/../../pal/valgrind.supp")
+    for stack in fp unwind; do
+        run_host PALEV_STACK=$stack -- "${vg[@]}" "$host" interp
+        echo "Palev_Stacks:Fire: stack_c < Script.inner < Script.outer < stack_interp_loop < interp < main" \
+            > "$work/want"
+        check
+        run_host PALEV_STACK=$stack -- "${vg[@]}" "$host" jit
+        printf '%s\n' "Palev_Stacks:Fire: stack_from_jit < jit_one < run_code < jit < main" \
+            "Palev_Stacks:Fire: stack_from_jit < jit_two < run_code < jit < main" > "$work/want"
+        check
+    done
+    ;;
 *)
     palev_fail "unknown case $case"
     ;;
