@@ -240,6 +240,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_export = {
     .name = "export", .args = "[--format chrome] -o FILE [options] TRACE...",
-    .help = "the trace as Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)",
+    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope",
     .options = PT_OPT_OUTPUT | PT_OPT_FORMAT, .min_inputs = 1, .run = run,
 };

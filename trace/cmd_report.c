@@ -442,7 +442,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_report = {
     .name = "report", .args = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
-    .help = "one self-contained HTML page: summary, per task a duration histogram and a timeline, "
-            "events per second, counters, the longest instances",
+    .help = "one self-contained HTML page of charts and tables",
     .options = PT_OPT_OUTPUT | PT_OPT_BY | PT_OPT_TOP, .min_inputs = 1, .run = run,
 };
