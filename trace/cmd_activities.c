@@ -207,7 +207,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_activities = {
     .name = "activities", .args = "[--by FIELD] [--top N] [--format text|tsv] [options] TRACE...",
-    .help = "durations of Start/Stop pairs per task: count, total, mean, p50/p90/p99/max, share of "
-            "wall time, the longest instances",
+    .help = "Start/Stop durations per task: count, total, percentiles, the longest",
     .options = PT_OPT_BY | PT_OPT_TOP | PT_OPT_FORMAT, .min_inputs = 1, .run = run,
 };

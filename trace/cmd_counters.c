@@ -107,6 +107,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_counters = {
     .name = "counters", .args = "[--format text|tsv] [options] TRACE...",
-    .help = "counter series (EventSource JSON numbers, all-numeric events): min, mean, max, last, change/s",
+    .help = "counter series: min, mean, max, last, change per second",
     .options = PT_OPT_FORMAT, .min_inputs = 1, .run = run,
 };

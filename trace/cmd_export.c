@@ -242,6 +242,7 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_export = {
     .name = "export", .args = "[--format chrome|speedscope] -o FILE [options] TRACE...",
-    .help = "the trace as Trace Event Format JSON (Perfetto UI, chrome://tracing, speedscope)",
+    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope; or the stacks as "
+            "speedscope's own format",
     .options = PT_OPT_OUTPUT | PT_OPT_FORMAT | PT_OPT_EVENT, .min_inputs = 1, .run = run,
 };

@@ -221,13 +221,34 @@ static void stats_row(report *rp, const char *cls, const char *name, const pt_hi
         fputs("<td></td></tr>\n", rp->out);
 }
 
-static void activity_table(report *rp, double span)
+/* Tasks with the most instances first: the collections before the one-off Runtime and Thread. */
+static const report *order_rp;
+static int most_instances(const void *a, const void *b)
+{
+    uint64_t x = order_rp->tasks[*(const unsigned *)a].hist.count, y = order_rp->tasks[*(const unsigned *)b].hist.count;
+    return (x < y) - (x > y);
+}
+
+static unsigned *task_order(report *rp)
+{
+    unsigned n = pt_task_count(rp->r), *order = pt_xcalloc(n, sizeof(*order));
+    for (unsigned t = 0; t < n; t++) {
+        task(rp, t);
+        order[t] = t;
+    }
+    order_rp = rp;
+    qsort(order, n, sizeof(*order), most_instances);
+    return order;
+}
+
+static void activity_table(report *rp, double span, const unsigned *order)
 {
     fputs("<h2 id=\"activities\">Activities</h2>\n<p>Start/Stop pairs of each task, per thread, innermost "
           "first. Unmatched starts and stops are counted, never guessed.</p>\n<table><tr><th>task</th><th>count</th>"
           "<th>total</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>of wall time</th>"
           "<th>unmatched start / stop</th></tr>\n", rp->out);
-    for (unsigned t = 0; t < pt_task_count(rp->r); t++) {
+    for (unsigned i = 0; i < pt_task_count(rp->r); i++) {
+        unsigned t = order[i];
         task_stats *ts = task(rp, t);
         stats_row(rp, "", pt_task_name(rp->r, t), &ts->hist, span,
                   t < rp->pairer.ntasks ? (int64_t)rp->pairer.unmatched_start[t] : 0,
@@ -268,9 +289,10 @@ static void top_table(report *rp, unsigned t)
     fputs("</table>\n", rp->out);
 }
 
-static void task_sections(report *rp, int64_t t1)
+static void task_sections(report *rp, int64_t t1, const unsigned *order)
 {
-    for (unsigned t = 0; t < pt_task_count(rp->r); t++) {
+    for (unsigned i = 0; i < pt_task_count(rp->r); i++) {
+        unsigned t = order[i];
         task_stats *ts = task(rp, t);
         fputs("<h3 class=\"task\">", rp->out);
         h(rp, pt_task_name(rp->r, t));
@@ -362,8 +384,10 @@ static void write_page(report *rp)
     header(rp);
     summary_cards(rp, events, lost);
     process_table(rp);
-    activity_table(rp, (double)(last - first));
-    task_sections(rp, last);
+    unsigned *order = task_order(rp);
+    activity_table(rp, (double)(last - first), order);
+    task_sections(rp, last, order);
+    free(order);
     ps_stacks_html(rp->out, rp->o->in.paths[0], 5); /* stacks.c: where they come from */
     event_section(rp, last);
     eventsource_table(rp);
@@ -421,7 +445,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_report = {
     .name = "report", .args = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
-    .help = "one self-contained HTML page: summary, per task a duration histogram and a timeline, "
-            "events per second, counters, the longest instances",
+    .help = "one self-contained HTML page of charts and tables",
     .options = PT_OPT_OUTPUT | PT_OPT_BY | PT_OPT_TOP, .min_inputs = 1, .run = run,
 };

@@ -302,7 +302,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_summary = {
     .name = "summary", .args = "[options] TRACE...",
-    .help = "time span, hosts, processes, events per provider and event with rates, EventSource "
-            "names, lost events, providers not loaded",
+    .help = "span, hosts, processes, events and rates, EventSource names, losses",
     .min_inputs = 1, .run = run,
 };

@@ -184,7 +184,6 @@ static int run(const pt_opts *o)
 
 const pt_command pt_cmd_top = {
     .name = "top", .args = "[--seconds N] [options] net://RELAYD[:PORT]/host/HOSTNAME/SESSION",
-    .help = "a live view through lttng-relayd, every second: events/s per event, activities of the "
-            "last second, latest counters",
+    .help = "a live view through lttng-relayd, refreshed every second",
     .options = PT_OPT_LIVE, .min_inputs = 1, .max_inputs = 1, .run = run,
 };

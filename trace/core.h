@@ -132,7 +132,7 @@ const char *pt_fmt_ns(double ns, char *buf, size_t size);
 /* Writes s as a JSON string (quotes included), invalid UTF-8 replaced by U+FFFD. */
 void pt_json_string(FILE *out, const char *s);
 /* Decimal numbers without printf (export writes millions of them); a double that is an integer
- * below 2^53 is written as one, others with 17 significant digits. Finite values only. */
+ * below 2^53 is written as one, others with 17 significant digits, NaN and infinities as null. */
 void pt_put_u64(FILE *out, uint64_t v);
 void pt_put_i64(FILE *out, int64_t v);
 void pt_put_double(FILE *out, double v);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Counter samples: numbers of EventSource JSON payloads and of all-numeric typed events. */
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 #include "counters.h"
@@ -49,8 +50,8 @@ static unsigned typed(const pt_event *ev, pt_counter_fn fn, void *data)
         double d;
         char series[512];
         if (name[0] == '_' || pt_field_value(bt_field_structure_borrow_member_field_by_index_const(p, i), &v) ||
-            !pt_value_number(&v, &d))
-            continue;
+            !pt_value_number(&v, &d) || !isfinite(d))
+            continue;   /* a NaN or infinite sample is no point of a series */
         snprintf(series, sizeof(series), "%s/%s", ev->cls->name, name);
         fn(series, ev->cls->name, name, d, data);
         k++;

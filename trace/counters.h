@@ -6,7 +6,8 @@
  *     dotted names, "gc.count"), series named "EventSourceName/EventName/member"; or
  *   - a typed event that is not a Start or Stop and whose payload fields are all plain numbers
  *     (integers shown in decimal without an enum, or reals): series "Provider:Event/field".
- *     Integers shown in hex (pointers, ids), enums, strings and arrays make an event a plain event. */
+ *     Integers shown in hex (pointers, ids), enums, strings and arrays make an event a plain event.
+ *     NaN and infinite values are not samples. */
 #ifndef PALEV_TRACE_COUNTERS_H
 #define PALEV_TRACE_COUNTERS_H
 

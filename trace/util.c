@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-trace helpers: allocation that cannot fail silently, a pointer map, JSON/HTML escaping. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,7 +132,9 @@ void pt_put_i64(FILE *out, int64_t v)
 
 void pt_put_double(FILE *out, double v)
 {
-    if (v == (double)(int64_t)v && v > -9007199254740992.0 && v < 9007199254740992.0)
+    if (!isfinite(v))
+        fputs("null", out);     /* JSON has no NaN or infinity */
+    else if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(int64_t)v)
         pt_put_i64(out, (int64_t)v);    /* integral: exact, and 10x faster than printf */
     else
         fprintf(out, "%.17g", v);

@@ -55,17 +55,18 @@ record() {
     lttng stop "$session" >/dev/null && lttng destroy "$session" >/dev/null || fail "lttng stop"
 }
 
-# seconds and peak RSS (KiB) of a command, its output thrown away: "SECONDS KIB"
+# CPU seconds (user + system: steadier than wall time on a shared machine) and peak RSS (KiB)
+# of a command, its output thrown away: "SECONDS KIB"
 measure() {
-    /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2> "$work/stderr"
+    /usr/bin/time -f "%U %S %M" -o "$work/time" "$@" > /dev/null 2> "$work/stderr"
     local rc=$?
     [ $rc = 0 ] || [ $rc = 1 ] || fail "$* exited $rc: $(head -3 "$work/stderr")"
-    cat "$work/time"
+    awk '{ printf "%.2f %s\n", $1 + $2, $3 }' "$work/time"
 }
 
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %-22s %9s %10s %12s %8s\n' events command seconds "peak KiB" "events/s" ratio
+printf '%-10s %-22s %9s %10s %12s %8s\n' events command "CPU s" "peak KiB" "events/s" ratio
 declare -A rss floor_rss
 for n in $sizes; do
     record "$n"

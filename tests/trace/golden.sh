@@ -62,6 +62,12 @@ b=$(babeltrace2 -c sink.utils.counter "$work/collected" 2> "$work/bt-collected.e
 [ "$(grep '^Palev_TraceGolden:Work' "$work/act-names.tsv")" = "$(grep '^Palev_TraceGolden:Work' "$work/act.tsv")" ] ||
     { echo "FAIL: Work by names differs from Work by manifest"; status=1; }
 
+# --no-manifests ignores the stored one: the same as no manifest at all
+"$pt" activities --no-manifests --format tsv "$work/collected" > "$work/act-nomans.tsv" 2>> "$work/act.err" ||
+    palev_fail "activities --no-manifests exited $?"
+cmp -s "$work/act-names.tsv" "$work/act-nomans.tsv" ||
+    { echo "FAIL: --no-manifests still used the stored manifest"; status=1; }
+
 # 4. summary
 "$pt" summary "$work/collected" > "$work/summary.txt" 2> "$work/summary.err" ||
     palev_fail "summary exited $?: $(cat "$work/summary.err")"
