@@ -169,9 +169,9 @@ static int collect(struct agg *a, const char *trace, FILE *err)
     ret = ps_read(trace, pass_code, a, &discarded);
     if (ret == 0 && a->seen)
         ret = ps_read(trace, pass_stacks, a, NULL);
-    if (ret) {
-        fprintf(err, "palev-trace: %s: %s\n", trace,
-                ret == -ENOENT ? "no LTTng trace there" : strerror(-ret));
+    if (ret) {  /* no trace there: the reader said so */
+        if (ret != -ENOENT)
+            fprintf(err, "palev-trace: %s: %s\n", trace, strerror(-ret));
         return ret;
     }
     if (discarded && !a->quiet)

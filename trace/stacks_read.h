@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading an LTTng trace event by event, in time order (libbabeltrace2). */
+/* Reading an LTTng trace event by event, in time order, for the stacks (through core.h). */
 #ifndef PS_READ_H
 #define PS_READ_H
 
@@ -12,7 +12,7 @@ typedef struct bt_event bt_event;
 struct ps_event {
     const char *name;       /* "provider:event" */
     int64_t ns;             /* nanoseconds from the clock's origin */
-    int64_t vpid;           /* the vpid context, -1 without one */
+    int64_t vpid;           /* the process: trace index << 32 | vpid (all ones without one) */
     const bt_event *ev;
 };
 
@@ -28,8 +28,9 @@ typedef int ps_event_fn(void *ctx, const struct ps_event *e);
 
 /* Read every CTF trace under the directory `path` (LTTng's ust/uid/N/64-bit/ and the like), all
  * of them merged in time order. *discarded (may be NULL) gets the events LTTng reported lost.
- * Returns 0, -ENOENT (no trace there, or babeltrace2's ctf/utils plugins are missing), -EIO
- * (the trace could not be decoded), -ENOMEM, or the callback's value. */
+ * Returns 0 (a damaged trace: what could be read, said on stderr), -ENOENT (no trace there: said
+ * on stderr), -EIO (nothing could be read), or the callback's first non-zero value (the events
+ * after it are not handed over). */
 int ps_read(const char *path, ps_event_fn *fn, void *ctx, uint64_t *discarded);
 
 #endif /* PS_READ_H */

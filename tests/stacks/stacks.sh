@@ -110,6 +110,12 @@ interp)
     [ $? = 1 ] || palev_fail "palev-trace stacks --event Nope: not exit 1"
     echo "palev-trace: $work/trace: no Paleventing:Stack event for Nope (record them with \`lttng enable-event -u Paleventing:Stack\`)" |
         diff -u - "$work/nope.err" || palev_fail "palev-trace stacks --event Nope: message"
+    # No trace at all: said once, exit 1.
+    mkdir -p "$work/empty"
+    "$palev_trace" stacks "$work/empty" > /dev/null 2> "$work/empty.err"
+    [ $? = 1 ] || palev_fail "palev-trace stacks on an empty directory: not exit 1"
+    echo "palev-trace: error: $work/empty: no CTF trace in this directory (no \"metadata\" file below it)" |
+        diff -u - "$work/empty.err" || palev_fail "palev-trace stacks on an empty directory: message"
     ;;
 rundown)
     # The code is loaded before any session exists: only CodeRundown can name it.
