@@ -133,6 +133,22 @@ static int is_unsplit(const acts *a, const group *g)
     return g->by >= 0 && strcmp(a->pairer.by_values[g->by], "-") == 0;
 }
 
+static uint64_t instances(const acts *a, unsigned task)
+{
+    for (unsigned i = 0; i < a->ngroups; i++)
+        if (a->list[i]->task == task && a->list[i]->by < 0)
+            return a->list[i]->hist.count;
+    return 0;
+}
+
+/* Tasks with the most instances first (the collections before the one-off Runtime). */
+static const acts *order_acts;
+static int most_instances(const void *x, const void *y)
+{
+    uint64_t a = instances(order_acts, *(const unsigned *)x), b = instances(order_acts, *(const unsigned *)y);
+    return (a < b) - (a > b);
+}
+
 static void print_all(acts *a, pt_reader *r)
 {
     int64_t t0 = 0, t1 = 0;
@@ -144,7 +160,13 @@ static void print_all(acts *a, pt_reader *r)
     else
         printf("%-30s %8s %12s %11s %11s %11s %11s %11s %7s  %s\n", "task", "count", "total", "mean",
                "p50", "p90", "p99", "max", "wall", "unmatched start/stop");
-    for (unsigned t = 0; t < pt_task_count(r); t++) {
+    unsigned n = pt_task_count(r), *order = pt_xcalloc(n, sizeof(*order));
+    for (unsigned t = 0; t < n; t++)
+        order[t] = t;
+    order_acts = a;
+    qsort(order, n, sizeof(*order), most_instances);
+    for (unsigned k = 0; k < n; k++) {
+        unsigned t = order[k];
         int any = 0;
         for (unsigned i = 0; i < a->ngroups; i++)
             if (a->list[i]->task == t && !is_unsplit(a, a->list[i])) {
@@ -162,8 +184,9 @@ static void print_all(acts *a, pt_reader *r)
         puts("(no activity: no event is a win:Start or win:Stop of a task, nor named *Start/*Stop/*End)");
     else if (!a->tsv)
         puts("(wall: total time / trace span; threads run at once, so the sum may pass 100%)");
-    for (unsigned t = 0; t < pt_task_count(r); t++)
-        print_top(a, r, t, t0);
+    for (unsigned k = 0; k < n; k++)
+        print_top(a, r, order[k], t0);
+    free(order);
 }
 
 static void acts_free(acts *a)

@@ -3,9 +3,11 @@
 # palev-trace's golden numbers: the golden host traced in a real session, then summary and
 # activities (with -m, with the manifest stored in the trace, without any) checked against a
 # python bt2 oracle reading the same trace. Leaves the trace in WORKDIR for the other tests.
-# usage: golden.sh PALEV_TRACE GOLDEN_HOST WORKDIR
+# With STATUS_HOST, a second session records Paleventing:ProviderStatus events (a hand-written
+# stand-in of libpaleventing's) and summary must name the provider that did not load.
+# usage: golden.sh PALEV_TRACE GOLDEN_HOST WORKDIR [STATUS_HOST]
 set -u
-pt=$1 host=$2 work=$3
+pt=$1 host=$2 work=$3 status_host=${4:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 palev_require_sessiond
@@ -81,6 +83,28 @@ done
 "$pt" counters -m "$man" --format tsv "$work/trace" > "$work/counters.tsv" 2>> "$work/act.err" ||
     palev_fail "counters exited $?"
 $oracle counters "$work/trace" "$work/counters.tsv" || status=1
+# 6. providers not loaded, from Paleventing:ProviderStatus
+if [ -n "$status_host" ]; then
+    mkfifo "$work/go-status"
+    "$status_host" < "$work/go-status" > /dev/null 2>&1 &
+    spid=$!
+    exec 3> "$work/go-status"
+    st=palev-trace-status-$$
+    lttng create "$st" --output="$work/status" >/dev/null || palev_fail "lttng create $st"
+    PALEV_SESSIONS="$PALEV_SESSIONS $st"
+    lttng enable-channel -u -s "$st" ch >/dev/null && lttng add-context -u -s "$st" -c ch -t vpid >/dev/null &&
+        lttng untrack -u -s "$st" --all --vpid >/dev/null && lttng track -u -s "$st" --vpid="$spid" >/dev/null &&
+        lttng enable-event -u -s "$st" -c ch 'Paleventing:ProviderStatus' >/dev/null &&
+        lttng start "$st" >/dev/null || palev_fail "cannot set up session $st"
+    exec 3>&-
+    wait $spid || palev_fail "the status host exited $?"
+    palev_session_stop "$st"
+    "$pt" summary "$work/status" > "$work/status.txt" 2>> "$work/act.err" || palev_fail "summary (status) exited $?"
+    want="  $(hostname) vpid $spid: Palev_Missing not loaded: libPalev_Missing-lttng.so: cannot open shared object file"
+    got=$(sed -n '/^providers not loaded/,/^$/p' "$work/status.txt" | sed -n 2p)
+    [ "$got" = "$want" ] && ! grep -q "Palev_Runtime not loaded" "$work/status.txt" ||
+        { echo "FAIL: providers not loaded: \"$got\", want \"$want\""; status=1; }
+fi
 [ -s "$work/act.err" ] && { echo "FAIL: palev-trace wrote on stderr: $(cat "$work/act.err")"; status=1; }
 [ $status = 0 ] && echo "golden: every figure equals the oracle's"
 exit $status
