@@ -102,6 +102,23 @@ EOF
     grep -q "^Paleventing 1 from $lib/libPaleventing-lttng.so$" status.txt ||
         palev_fail "the trace has no ProviderStatus of Paleventing, loaded"
     echo "missing provider reported with its reason; exit status 7 kept"
+    # libpaleventing copied without its own probe provider: the program's events are recorded,
+    # ProviderStatus cannot be, and palev-collect says why.
+    mkdir lonely lonelylib && cp "$minivm" "$(dirname "$minivm")/libPalev_Runtime-lttng.so" lonely/ &&
+        cp -L "$lib/libpaleventing.so.0" lonelylib/ || palev_fail "cannot copy minivm and libpaleventing"
+    LD_LIBRARY_PATH=$work/lonelylib "$pcollect" -m "$manifest" --keywords Loader -o "$work/lonely.trace" \
+        -- "$work/lonely/minivm" exit7.masm > lonely.out 2> lonely.err
+    rc=$?
+    [ $rc = 7 ] || palev_fail "palev-collect exited $rc, want 7: $(cat lonely.out lonely.err)"
+    pid=$(command_pid lonely.out)
+    cat > want.err <<EOF
+palev-collect: minivm (pid $pid) recorded events but no Paleventing:ProviderStatus: libpaleventing could not load its own libPaleventing-lttng.so, which belongs beside libpaleventing.so
+palev-collect: with PALEV_DEBUG=1 in its environment, the program says on stderr what paleventing loaded, from where, and why not
+EOF
+    diff -u want.err lonely.err || palev_fail "palev-collect did not say libPaleventing-lttng.so was missing"
+    babeltrace2 "$work/lonely.trace" | grep -F "vpid = $pid," | grep -q ' Palev_Runtime:ModuleLoad: ' ||
+        palev_fail "minivm's events were not recorded without libPaleventing-lttng.so"
+    echo "libpaleventing without its own probe provider: said so; the program's events recorded"
     ;;
 filter)
     palev_require_sessiond
