@@ -372,34 +372,42 @@ static int search(const struct palev__config *cfg, const palev_provider *provide
     return try_load(provider, path, t);
 }
 
-/* One debug line per provider, and the reason its ProviderStatus event gives (heap, or NULL
- * when out of memory: the event then says so). */
+/* The reason a ProviderStatus event gives, on the heap; NULL when out of memory (the event
+ * then says so). */
+static char *status_reason(int ret, const char *name, const char *path, const struct tried *t)
+{
+    const char *part[4] = { "from ", path, "", "" };
+    int n;
+    char *reason;
+
+    if (ret != 0) {
+        part[0] = "no loadable lib";
+        part[1] = name;
+        part[2] = "-lttng.so; tried ";
+        part[3] = t->text;
+    }
+    n = snprintf(NULL, 0, "%s%s%s%s", part[0], part[1], part[2], part[3]);
+    reason = n < 0 ? NULL : palev__malloc((size_t)n + 1);
+    if (reason)
+        snprintf(reason, (size_t)n + 1, "%s%s%s%s", part[0], part[1], part[2], part[3]);
+    return reason;
+}
+
+/* One debug line per provider: the outcome and every place tried. */
 static int load(const struct palev__config *cfg, const palev_provider *provider, char **reason)
 {
     const char *name = provider->name;
     char path[PATH_MAX];
-    struct tried *t = palev__malloc(sizeof(*t));
-    int ret, n;
+    struct tried t = { 0, "" };
+    int ret = search(cfg, provider, path, &t);
 
-    *reason = NULL;
-    if (!t) {
-        palev__debug("provider not loaded: name=\"%s\", reason=\"out of memory\"", name);
-        return -ENOMEM;
-    }
-    t->len = 0;
-    t->text[0] = '\0';
-    ret = search(cfg, provider, path, t);
     if (ret == 0)
         palev__debug("loaded provider: name=\"%s\", path=\"%s\"%s%s%s", name, path,
-                     t->len ? ", after=\"" : "", t->text, t->len ? "\"" : "");
+                     t.len ? ", after=\"" : "", t.text, t.len ? "\"" : "");
     else
         palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable lib%s-lttng.so\", "
-                     "tried=\"%s\"", name, name, t->text);
-    n = ret == 0 ? asprintf(reason, "from %s", path)
-                 : asprintf(reason, "no loadable lib%s-lttng.so; tried %s", name, t->text);
-    if (n < 0)
-        *reason = NULL;
-    free(t);
+                     "tried=\"%s\"", name, name, t.text);
+    *reason = status_reason(ret, name, path, &t);
     return ret;
 }
 

@@ -338,6 +338,28 @@ static void test_missing_provider_debug(void **state)
         " (in load() at provider.c:[0-9]*)"));
 }
 
+/* Many places tried: the list is cut at 2047 characters, ending in "...", and stays one line. */
+static void test_missing_provider_many_places(void **state)
+{
+    static char env[8192];
+    struct run r;
+    const char *tried, *end;
+    size_t len = (size_t)snprintf(env, sizeof(env), "PALEV_PROVIDER_PATH=");
+
+    (void)state;
+    for (int i = 0; i < 30; i++)
+        len += (size_t)snprintf(env + len, sizeof(env) - len, "%s/%02d-%0100d:", NOWHERE, i, 0);
+    run_child(&r, ENV("PALEV_DEBUG=1", env), ARGS("register", "PalevMissing"));
+    assert_string_equal(r.out, "ret=-2 loads=0\n");
+    assert_lines(r.err, LINES("paleventing: provider not loaded: name=\"PalevMissing\", "
+                              "reason=\"no loadable libPalevMissing-lttng.so\", tried=\""
+                              NOWHERE "/00-0*; " NOWHERE "/01-0*...\"" AT));
+    tried = strstr(r.err, "tried=\"") + strlen("tried=\"");
+    end = strstr(tried, "\" (in ");
+    assert_non_null(end);
+    assert_int_equal(end - tried, 2047);
+}
+
 static void test_bad_file(void **state)
 {
     struct run r;
@@ -511,6 +533,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_threads_load_once),
         cmocka_unit_test(test_missing_provider),
         cmocka_unit_test(test_missing_provider_debug),
+        cmocka_unit_test(test_missing_provider_many_places),
         cmocka_unit_test(test_bad_file),
         cmocka_unit_test(test_missing_dependency),
         cmocka_unit_test(test_disabled),
