@@ -180,8 +180,16 @@ static int is_libc_macro(const char *s)
     return 0;
 }
 
+/* Identifiers C reserves for the implementation (__x, _X): __VA_ARGS__, __func__, __LINE__ ... */
+static int reserved_namespace(const char *s)
+{
+    return s[0] == '_' && (s[1] == '_' || isupper((unsigned char)s[1]));
+}
+
 static int is_reserved(const char *s)
 {
+    if (reserved_namespace(s))
+        return 1;
     for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
         if (strcmp(reserved[i], s) == 0)
             return 1;
@@ -189,7 +197,8 @@ static int is_reserved(const char *s)
 }
 
 /* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
- * gets a '_' in front; a keyword, libc macro or type gets a '_' after; a name starting with
+ * gets a '_' in front; a keyword, libc macro, type or name of the implementation's (__x, _X)
+ * gets a '_' after; a name starting with
  * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
 static char *make_ident(const char *s)
 {
@@ -307,12 +316,28 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
     }
 }
 
+/* Keywords are named in lists ("GC,JIT") by collectors: a name is one word. Two keywords with one
+ * mask are legal but select the same events: worth a warning. */
 static void check_keywords(pg_provider *p)
 {
     check_named(&p->keywords, "keyword", UINT64_MAX, 1);
-    PG_VEC_EACH(pg_named, k, p->keywords)
+    for (size_t i = 0; i < p->keywords.len; i++) {
+        pg_named *k = p->keywords.items[i];
+
+        if (k->name && strpbrk(k->name, " \t\r\n,"))
+            pg_error(k->loc, "keyword name \"%s\" has a space or a comma: collectors take keyword "
+                     "names in comma-separated lists", k->name);
         if (k->value_ok && k->value == 0)
             pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
+        for (size_t j = 0; j < i && k->value_ok; j++) {
+            pg_named *o = p->keywords.items[j];
+
+            if (o->value_ok && o->value == k->value && k->name && o->name && strcmp(o->name, k->name))
+                pg_warning(k->value_loc, "keywords \"%s\" and \"%s\" (at %s:%u) have the same mask "
+                           "0x%llx: each selects the events of both", k->name, o->name,
+                           o->loc.file, o->loc.line, (unsigned long long)k->value);
+        }
+    }
 }
 
 static int channel_value_used(const pg_provider *p, const pg_named *self, uint64_t v)
@@ -1020,6 +1045,23 @@ static int valid_ident(const char *s)
     return 1;
 }
 
+/* libpaleventing's own provider: only its manifest (manifest/eventsource.man, by GUID) may
+ * take the name, or two providers would register the same LTTng events. */
+#define PALEVENTING_NAME "Paleventing"
+static int is_paleventing(const pg_provider *p)
+{
+    static const uint8_t d4[8] = { 0x9d, 0x3c, 0x2e, 0x41, 0xa7, 0xb0, 0x5f, 0x68 };
+
+    return p->guid_ok && p->guid_d1 == 0x6c9d1f3e && p->guid_d2 == 0x5b8a && p->guid_d3 == 0x4f27 &&
+           memcmp(p->guid_d4, d4, 8) == 0;
+}
+
+static int same_guid(const pg_provider *a, const pg_provider *b)
+{
+    return a->guid_ok && b->guid_ok && a->guid_d1 == b->guid_d1 && a->guid_d2 == b->guid_d2 &&
+           a->guid_d3 == b->guid_d3 && memcmp(a->guid_d4, b->guid_d4, 8) == 0;
+}
+
 static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
 {
     if (!p->name || !*p->name) {
@@ -1030,8 +1072,11 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
     if (!valid_ident(p->lttng_name) || strlen(p->lttng_name) > 200)
         pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
-    if (p->guid && !parse_guid(p))
+    if (p->guid && !(p->guid_ok = parse_guid(p)))
         pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+    else if (strcmp(p->lttng_name, PALEVENTING_NAME) == 0 && !is_paleventing(p))
+        pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
+                 "libpaleventing's own provider (use --provider-name)", p->name, p->lttng_name);
     else if (!p->guid)
         pg_warning(p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
                    p->name);
@@ -1127,6 +1172,9 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                 pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
                          "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
                          o->name, o->name_loc.file, o->name_loc.line);
+            if (same_guid(o, p))
+                pg_error(p->guid_loc, "provider \"%s\" has the guid %s of provider \"%s\" at %s:%u",
+                         p->name, p->guid, o->name, o->guid_loc.file, o->guid_loc.line);
         }
     }
     for (size_t i = 0; opt && i < opt->rename_from.len; i++) {

@@ -52,6 +52,14 @@ static int add_rename(struct args *a, const char *spec)
 
     if (!eq || eq == spec || !eq[1])
         return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", spec);
+    for (size_t i = 0; i < a->opt.rename_from.len; i++) {
+        const char *from = a->opt.rename_from.items[i], *to = a->opt.rename_to.items[i];
+
+        if (strlen(from) == (size_t)(eq - spec) && strncmp(from, spec, (size_t)(eq - spec)) == 0 &&
+            strcmp(to, eq + 1) != 0)
+            return usage_error("--provider-name %s: provider \"%s\" is already renamed to \"%s\"",
+                               spec, from, to);
+    }
     pg_vec_push(&a->opt.rename_from, pg_strndup(spec, (size_t)(eq - spec)));
     pg_vec_push(&a->opt.rename_to, pg_strdup(eq + 1));
     return 0;

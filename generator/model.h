@@ -214,6 +214,7 @@ typedef struct pg_provider {
     pg_loc loc;
     char *name;             /* ETW name */
     char *guid;             /* as written */
+    int guid_ok;            /* parsed into guid_d1..d4 */
     pg_loc name_loc, guid_loc;
     uint32_t guid_d1;
     uint16_t guid_d2, guid_d3;
