@@ -4,6 +4,7 @@
 #   palev_add_provider(<target> <manifest>
 #                      [PROVIDER_NAME <ETWNAME=LTTNGNAME>...]
 #                      [PROVIDERS <lttng-name>...]
+#                      [SYMBOL_PREFIX <prefix>]
 #                      [OUTPUT_DIRECTORY <dir>])
 #
 # Generates the provider files at build time (rerun when the manifest or palev-gen change) into
@@ -12,6 +13,9 @@
 # (never -llttng-ust), and builds each probe provider lib<P>-lttng.so (the MODULE target <P>-lttng,
 # C, linked with lttng-ust) next to <target>, where the loader finds it (beside the executable, or
 # beside the shared library or plugin whose P-events.c registers it): install it there too.
+#
+# SYMBOL_PREFIX names the stubs FireEvent<prefix><Sym>() (and EventEnabled, EventDescriptor), so
+# one translation unit can include two manifests whose events share symbols.
 #
 # PROVIDERS lists the LTTng provider names of the manifest (after PROVIDER_NAME renames). With the
 # installed package it may be omitted: it is then asked from palev-gen at configure time, again
@@ -78,7 +82,7 @@ function(_palev_probe p dir manifest target)
 endfunction()
 
 function(palev_add_provider target manifest)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY" "PROVIDER_NAME;PROVIDERS")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY;SYMBOL_PREFIX" "PROVIDER_NAME;PROVIDERS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "palev_add_provider(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -98,6 +102,10 @@ function(palev_add_provider target manifest)
   foreach(r ${arg_PROVIDER_NAME})
     list(APPEND renames --provider-name ${r})
   endforeach()
+  set(prefix)
+  if(arg_SYMBOL_PREFIX)
+    set(prefix --symbol-prefix ${arg_SYMBOL_PREFIX})
+  endif()
 
   if(NOT arg_PROVIDERS)
     if(NOT imported)
@@ -125,7 +133,7 @@ function(palev_add_provider target manifest)
   # palev-gen leaves files whose content did not change untouched (nothing recompiles); the stamp,
   # listed first, is what make compares, so a rebuilt palev-gen does not rerun this on every build.
   add_custom_command(OUTPUT ${dir}/palev-gen.stamp ${outputs}
-    COMMAND ${gen} generate ${renames} -o ${dir} ${manifest}
+    COMMAND ${gen} generate ${renames} ${prefix} -o ${dir} ${manifest}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/palev-gen.stamp
     DEPENDS ${gen_dep} ${manifest}
     COMMENT "palev-gen: ${manifest}"

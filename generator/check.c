@@ -400,6 +400,7 @@ static void check_channels(pg_provider *p)
 /* "$(string.Id)" resolved through the string table; other text is kept as is. */
 static const char *resolve_message(const pg_manifest *m, const char *msg)
 {
+    const pg_string *s;
     size_t n;
 
     if (!msg || strncmp(msg, "$(string.", 9) != 0)
@@ -407,10 +408,8 @@ static const char *resolve_message(const pg_manifest *m, const char *msg)
     n = strlen(msg);
     if (n < 11 || msg[n - 1] != ')')
         return msg;
-    PG_VEC_EACH(pg_string, s, m->strings)
-        if (strlen(s->id) == n - 10 && strncmp(s->id, msg + 9, n - 10) == 0)
-            return s->value;
-    return NULL;
+    s = pg_index_get(&m->string_index, pg_strndup(msg + 9, n - 10));
+    return s ? s->value : NULL;
 }
 
 /* LTTng keeps 255 bytes of an enum label: cut longer ones here, between characters. */
@@ -1035,7 +1034,7 @@ static char *lttng_provider_name(const pg_provider *p, const pg_options *opt)
     return make_ident(*n ? n : p->name);
 }
 
-static int valid_ident(const char *s)
+int pg_is_identifier(const char *s)
 {
     if (!*s || isdigit((unsigned char)*s))
         return 0;
@@ -1069,7 +1068,7 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
         p->name = pg_strdup("Provider");
     }
     p->lttng_name = lttng_provider_name(p, opt);
-    if (!valid_ident(p->lttng_name) || strlen(p->lttng_name) > 200)
+    if (!pg_is_identifier(p->lttng_name) || strlen(p->lttng_name) > 200)
         pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
     if (p->guid && !(p->guid_ok = parse_guid(p)))
@@ -1094,8 +1093,9 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
 
 /* FireEvent<name> must be unique in the manifest: a host may include every provider's header in
  * one translation unit. Explicit symbols go first; a derived name that collides takes its
- * provider's name as a prefix. The same name twice in one provider was reported already. */
-static void check_cnames(pg_manifest *m)
+ * provider's name as a prefix. The same name twice in one provider was reported already.
+ * --symbol-prefix then goes in front of every name, for hosts that include two manifests. */
+static void check_cnames(pg_manifest *m, const char *prefix)
 {
     pg_index cnames = { 0 };
     pg_event *o;
@@ -1114,6 +1114,10 @@ static void check_cnames(pg_manifest *m)
             }
         }
     }
+    PG_VEC_EACH(pg_provider, p, m->providers)
+        PG_VEC_EACH(pg_event, e, p->events)
+            if (prefix && e->cname)
+                e->cname = pg_printf("%s%s", prefix, e->cname);
 }
 
 /* Other names generated at file scope for the host (emit functions, struct element types) join
@@ -1158,6 +1162,8 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
 {
     if (!m)
         return pg_error_count();
+    PG_VEC_EACH(pg_string, s, m->strings)
+        pg_index_put(&m->string_index, s->id, s);
     if (!m->providers.len)
         pg_error((pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
                                          "<events><provider>)");
@@ -1187,7 +1193,7 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                      "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
                      (char *)opt->rename_from.items[i]);
     }
-    check_cnames(m);
+    check_cnames(m, opt ? opt->symbol_prefix : NULL);
     if (!pg_error_count())
         check_c_names(m);
     return pg_error_count();

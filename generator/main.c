@@ -14,9 +14,9 @@
 #define EXIT_USAGE 2
 
 static const char usage[] =
-    "usage: palev-gen generate [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
-    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
-    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
+    "usage: palev-gen generate [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
+    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] MANIFEST\n"
+    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
     "       palev-gen enable-list [--keywords HEXMASK|NAME,...] [--level N] [--provider NAME] MANIFEST\n"
     "       palev-gen providers [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
     "Exit status: 0 success, 1 manifest errors, 2 usage errors.\n";
@@ -76,6 +76,7 @@ static const char **option_slot(struct args *a, const char *name)
         { "--keywords", offsetof(struct args, keywords) },
         { "--level", offsetof(struct args, level) },
         { "--provider", offsetof(struct args, provider) },
+        { "--symbol-prefix", offsetof(struct args, opt.symbol_prefix) },
     };
 
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -107,6 +108,8 @@ static int parse_args(struct args *a, int argc, char **argv)
     }
     if (!a->manifest)
         return usage_error("%s", "no manifest given");
+    if (a->opt.symbol_prefix && !pg_is_identifier(a->opt.symbol_prefix))
+        return usage_error("--symbol-prefix wants a C identifier, not \"%s\"", a->opt.symbol_prefix);
     return 0;
 }
 

@@ -237,6 +237,7 @@ typedef struct pg_manifest {
     const char *basename;   /* for generated comments */
     pg_vec providers;
     pg_vec strings;         /* pg_string of the preferred culture */
+    pg_index string_index;  /* id -> pg_string, built by pg_check (the first of an id wins) */
 } pg_manifest;
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
@@ -244,11 +245,15 @@ typedef struct pg_manifest {
 pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len);
 pg_manifest *pg_parse_file(const char *path);
 
-/* --provider-name overrides. */
+/* --provider-name overrides and --symbol-prefix. */
 typedef struct pg_options {
     pg_vec rename_from;     /* char *, ETW names */
     pg_vec rename_to;       /* char *, LTTng names */
+    const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
 } pg_options;
+
+/* s is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+int pg_is_identifier(const char *s);
 
 /* Resolve references, derive names, validate. Returns the number of errors. */
 unsigned pg_check(pg_manifest *m, const pg_options *opt);

@@ -8,10 +8,13 @@
 set -u
 gen=$1 inc=$2 work=$3 manifest=$4
 CC=${CC:-cc} CXX=${CXX:-c++}
+# Extra palev-gen options of a tests/gen/valid case: its "args" file beside the manifest.
+args=()
+[ -f "$(dirname "$manifest")/args" ] && read -r -a args < "$(dirname "$manifest")/args"
 flags=(-Wall -Wextra -Werror -I. -I"$inc")
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-"$gen" generate -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
-"$gen" selftest -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
+"$gen" generate "${args[@]}" -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
+"$gen" selftest "${args[@]}" -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
 : > all.c
 n=0
 for h in *-events.h; do
