@@ -799,16 +799,6 @@ static void check_templates(pg_provider *p)
 
 /* ---- events ----------------------------------------------------------------------------------- */
 
-/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
- * matching level keeps. Levels above Verbose (custom ones) share TRACE_DEBUG with Verbose. */
-static int lttng_loglevel(uint64_t level)
-{
-    static const int map[] = { 0 /* EMERG */, 2 /* CRIT */, 3 /* ERR */, 4 /* WARNING */,
-                               6 /* INFO */, 14 /* DEBUG */ };
-
-    return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
-}
-
 static pg_named *resolve(const pg_vec *defined, const struct builtin *table, size_t n,
                          const char *name, pg_loc loc, const char *what)
 {
@@ -896,7 +886,7 @@ static void check_event(pg_provider *p, pg_event *e)
     resolve_template(p, e);
     if (e->level)
         level = e->level->value;
-    e->loglevel = lttng_loglevel(level);
+    e->loglevel = pg_lttng_loglevel(level);
 }
 
 /* A name for an event without symbol: <Task><Opcode>[_V<version>], else Event<id>[_V<version>];

@@ -179,18 +179,6 @@ static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
     pg_buf_puts(b, "    )\n)\n\n");
 }
 
-static const char *loglevel_name(int level)
-{
-    switch (level) {
-    case 0: return "EMERG";
-    case 2: return "CRIT";
-    case 3: return "ERR";
-    case 4: return "WARNING";
-    case 6: return "INFO";
-    default: return "DEBUG";
-    }
-}
-
 static void describe_event(pg_buf *b, const pg_event *e)
 {
     pg_buf_printf(b, "/* %s: id %llu, version %llu, level %llu (%s), keywords 0x%llx", e->lttng_name,
@@ -250,7 +238,7 @@ static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
         pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(%s, %s, %s, %s,\n    %s)\n"
                       "LTTNG_UST_TRACEPOINT_LOGLEVEL(%s, %s, LTTNG_UST_TRACEPOINT_LOGLEVEL_%s)\n\n",
                       P, class_of(e), P, e->lttng_name, tp_args(e), P, e->lttng_name,
-                      loglevel_name(e->loglevel));
+                      pg_loglevel_name(e->loglevel));
     }
     pg_buf_puts(b, "#endif\n\n#include <lttng/tracepoint-event.h>\n");
 }
@@ -692,11 +680,7 @@ static void mark_bool_enum(pg_provider *p)
  * fails to connect (LTTng warns) instead of reading arguments of another layout. */
 static unsigned fnv1a(const pg_buf *b)
 {
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < b->len; i++)
-        h = (h ^ (unsigned char)b->data[i]) * 16777619u;
-    return h;
+    return pg_fnv1a(b->data, b->len);
 }
 
 static void name_arg_structs(pg_provider *p)

@@ -48,6 +48,10 @@ void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf
 void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Forget the contents; the memory returns to the system with pg_arena_free(). */
 void pg_buf_free(pg_buf *b);
+/* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
+void pg_buf_put_utf8(pg_buf *b, uint32_t cp);
+/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
+uint32_t pg_fnv1a(const void *data, size_t len);
 
 /* A source location: every model node carries one. */
 typedef struct pg_loc {
@@ -93,6 +97,9 @@ typedef struct pg_intype {
 const pg_intype *pg_intype_lookup(const char *qname);
 /* 1 when the outType asks for hex display, 0 when it is known and decimal, -1 when unknown. */
 int pg_outtype_hex(const char *qname);
+/* ETW level (0 LogAlways .. 5 Verbose, more: custom) -> LTTng log level, and that level's name. */
+int pg_lttng_loglevel(uint64_t etw_level);
+const char *pg_loglevel_name(int lttng_level);
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
