@@ -3,7 +3,8 @@
 # The USDT probes and the LTTng tracepoints of one run say the same thing: for each probe,
 # bpftrace saw as many hits as the trace holds events, and every integer and string argument
 # (placed where `palev-gen usdt-args` says) equals the LTTng field of the same name, event by event
-# (compared as multisets: bpftrace's per-CPU buffers do not keep the order between threads).
+# (compared as multisets: bpftrace's per-CPU buffers do not keep the order between threads); an
+# array argument (pointer, then count) by its count and the first element read through the pointer.
 #   bpftrace_check.py script USDT_ARGS BINARY EVENT...   writes the bpftrace program
 #   bpftrace_check.py check USDT_ARGS BPF_OUTPUT TRACE_DIR EVENT...
 import collections
@@ -26,9 +27,19 @@ def probes(path):
 
 
 def comparable(args):
-    """The arguments compared: integers and strings up to MAX_ARG (not arrays, struct pointers)."""
+    """The arguments compared: integers, strings, array pointers (the first element) up to
+    MAX_ARG; not struct pointers."""
     return [(i, n, t) for i, n, t in args
-            if i <= MAX_ARG and (t == 'string' or t.endswith('_t'))]
+            if i <= MAX_ARG and (t == 'string' or t.endswith('_t') or t.endswith('_t*'))]
+
+
+def bpf_value(i, t):
+    """The bpftrace expression of argument i."""
+    if t == 'string':
+        return 'str(arg%d)' % i
+    if t.endswith('*'):     # the first element: what LTTng's array field holds first
+        return '*(%s*)arg%d' % (t[:-3], i)
+    return 'arg%d' % i
 
 
 def script(args_file, binary, events):
@@ -36,13 +47,12 @@ def script(args_file, binary, events):
     for ev in events:
         args = comparable(p[ev])
         fmt = '\\t'.join(['%s', '%d'] + ['%s' if t == 'string' else '%lu' for _, _, t in args])
-        vals = ', '.join(['"%s"' % ev, 'pid'] +
-                         ['str(arg%d)' % i if t == 'string' else 'arg%d' % i for i, _, t in args])
+        vals = ', '.join(['"%s"' % ev, 'pid'] + [bpf_value(i, t) for i, _, t in args])
         print('usdt:%s:Palev_Runtime:%s { printf("%s\\n", %s); }' % (binary, ev, fmt, vals))
 
 
 def bits(t):
-    return 64 if t == 'uintptr_t' else int(''.join(c for c in t if c.isdigit()))
+    return 64 if t.startswith('uintptr_t') else int(''.join(c for c in t if c.isdigit()))
 
 
 def norm(value, t):
@@ -67,6 +77,15 @@ def read_bpf(path, p, events):
     return seen, pids
 
 
+def lttng_value(f, n, t):
+    """The LTTng side of argument (n, t): a field, an array's first element or its length."""
+    if t.endswith('*'):
+        return int(f[n][0]) if len(f[n]) else 0
+    if n.endswith('_count') and n[:-6] in f:
+        return len(f[n[:-6]])
+    return str(f[n]) if t == 'string' else int(f[n])
+
+
 def read_trace(path, pid, p, events):
     import bt2
     seen = collections.defaultdict(collections.Counter)
@@ -78,8 +97,7 @@ def read_trace(path, pid, p, events):
         if name not in events or int(ev.common_context_field['vpid']) != pid:
             continue
         f = ev.payload_field
-        seen[name][tuple(norm(str(f[n]) if t == 'string' else int(f[n]), t)
-                         for _, n, t in comparable(p[name]))] += 1
+        seen[name][tuple(norm(lttng_value(f, n, t), t) for _, n, t in comparable(p[name]))] += 1
     return seen
 
 

@@ -10,7 +10,7 @@ gen=$1 manifest=$2 minivm=$3 work=$4
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 skip() { echo "SKIP: $*"; exit 77; }
-EVENTS="RuntimeStart GCStart GCEnd GCHeapStats GCAllocationTick MethodJittingStarted MethodLoad
+EVENTS="RuntimeStart GCStart GCEnd GCHeapStats GCGenerationTable GCAllocationTick MethodJittingStarted MethodLoad
 ExceptionThrown ExceptionCatch ThreadStart ThreadStop ModuleLoad RuntimeStop"
 
 [ "$(id -u)" = 0 ] || skip "bpftrace needs root here (BPF programs and uprobes)"
