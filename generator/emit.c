@@ -330,11 +330,12 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     pg_buf_printf(b, "\", registered with libpaleventing by %s-events.c. */\n"
                   "extern const palev_provider palev_provider_%s __attribute__((visibility(\"hidden\")));\n\n",
                   P, P);
-    pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
-                  " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
-                  "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
-                  "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
-                  P, P, P);
+    if (!pg_usdt_emit_provider_enabled(m, b, p))
+        pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
+                      " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
+                      "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
+                      "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
+                      P, P, P);
     pg_usdt_emit_h_prelude(m, b);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
@@ -675,6 +676,7 @@ static void emit_events_c(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     PG_VEC_EACH(const pg_event, e, p->events)
         emit_emit_fn(b, m, p, e);
     emit_registration(b, p);
+    pg_usdt_emit_c_tail(m, b, p);
 }
 
 /* Only scalar bools are enums: arrays and struct members stay integers. */

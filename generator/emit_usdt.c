@@ -142,6 +142,23 @@ void pg_usdt_emit_h_prelude(const pg_manifest *m, pg_buf *b)
                 "#endif\n#define PALEV_USDT_ACTIVE(sem) __builtin_expect(PALEV_USDT_SEM(sem), 0)\n#endif\n\n");
 }
 
+int pg_usdt_emit_provider_enabled(const pg_manifest *m, pg_buf *b, const pg_provider *p)
+{
+    const char *P = p->lttng_name;
+
+    if (!m->usdt)
+        return 0;
+    pg_buf_printf(b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n"
+                  "    __attribute__((visibility(\"hidden\")));\n\n"
+                  "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
+                  " * running LTTng session has enabled (palev_provider_is_enabled()), or that a USDT tool\n"
+                  " * attached to (the same rule over the probes' semaphores)? */\n"
+                  "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
+                  "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords) ||\n"
+                  "           palev_usdt_provider_enabled_%s(level, keywords);\n}\n\n", P, P, P, P, P);
+    return 1;
+}
+
 /* Declares the semaphore and says what the probe's arguments are. */
 void pg_usdt_emit_h_event(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e)
 {
@@ -217,6 +234,30 @@ void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, co
     PG_VEC_EACH(const usdt_arg, a, args)
         pg_buf_printf(b, ",%s%s", a_i % 4 ? " " : "\n            ", a->expr);
     pg_buf_puts(b, ");\n");
+}
+
+/* palev_provider_is_enabled()'s rule (pal/keywords.c) with semaphores for states: the events
+ * without keywords, then those of each keyword bit asked for, at the level asked for. */
+void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p)
+{
+    const char *P = p->lttng_name;
+
+    if (!m->usdt)
+        return;
+    pg_buf_printf(b, "\nstatic const unsigned short *const palev_usdt_semaphores_%s[] = {\n", P);
+    PG_VEC_EACH(const pg_event, e, p->events)
+        pg_buf_printf(b, "    &%s,\n", semaphore(p, e));
+    pg_buf_printf(b, "};\n\nstatic int palev_usdt_group_%s(int group, uint8_t level)\n{\n"
+                  "    for (uint32_t k = palev_keyword_start_%s[group]; k < palev_keyword_start_%s[group + 1]; k++) {\n"
+                  "        uint32_t i = palev_keyword_events_%s[k];\n\n"
+                  "        if ((level == 0 || palev_events_%s[i].level <= level) &&\n"
+                  "            *(const volatile unsigned short *)palev_usdt_semaphores_%s[i])\n"
+                  "            return 1;\n    }\n    return 0;\n}\n\n", P, P, P, P, P, P);
+    pg_buf_printf(b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n{\n"
+                  "    if (palev_usdt_group_%s(64, level))\n        return 1;\n"
+                  "    for (uint64_t rest = keywords; rest; rest &= rest - 1)\n"
+                  "        if (palev_usdt_group_%s(__builtin_ctzll(rest), level))\n            return 1;\n"
+                  "    return 0;\n}\n", P, P, P);
 }
 
 /* ---- palev-gen usdt-args ----------------------------------------------------------------------- */

@@ -10,6 +10,10 @@
 const char *pg_usdt_check(const pg_manifest *m, const pg_provider *p, const pg_event *e,
                           const char *state);
 
+/* <P>-events.h: with --usdt, ProviderEnabled<P>() also answers for attached USDT tools; returns 1
+ * when it wrote it, 0 (nothing written) without --usdt. */
+int pg_usdt_emit_provider_enabled(const pg_manifest *m, pg_buf *b, const pg_provider *p);
+
 /* <P>-events.h: the check's macros, once; per event its semaphore and the probe's arguments. */
 void pg_usdt_emit_h_prelude(const pg_manifest *m, pg_buf *b);
 void pg_usdt_emit_h_event(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e);
@@ -18,6 +22,8 @@ void pg_usdt_emit_h_event(const pg_manifest *m, pg_buf *b, const pg_provider *p,
  * are prepared into palev_a, the tracepoint (`tp_args` follows the event name: "" or
  * ", &palev_a") and the probe. */
 void pg_usdt_emit_c_prelude(const pg_manifest *m, pg_buf *b, const pg_provider *p);
+/* <P>-events.c, after the registration tables: the USDT side of ProviderEnabled<P>(). */
+void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p);
 void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
                        const char *state, const char *tp_args);
 

@@ -40,12 +40,16 @@ grep -q "^workload: [0-9]* rounds, checksum 8040$" "$work/bpftrace.out" ||
     "$work/trace" $EVENTS || exit 1
 
 # Without LTTng (PALEV_LTTNG=0: no probe provider, no liblttng-ust), the probes still fire and
-# the host runs as ever.
-PALEV_LTTNG=0 timeout 120 bpftrace -e "usdt:$minivm:Palev_Runtime:GCStart { @gc = count(); }" \
+# the host runs as ever. minivm fires GCHeapStats only when ProviderEnabledPalev_Runtime(
+# Informational, GC) says someone listens: with --usdt, a tool attached to it counts.
+PALEV_LTTNG=0 timeout 120 bpftrace -e "usdt:$minivm:Palev_Runtime:GCStart { @gc = count(); }
+    usdt:$minivm:Palev_Runtime:GCHeapStats { @stats = count(); }" \
     -c "$minivm -t 300" >"$work/nolttng.out" 2>"$work/nolttng.err" ||
     palev_fail "PALEV_LTTNG=0: bpftrace exited $?: $(grep -v RLIMIT_MEMLOCK "$work/nolttng.err" | head -3)"
 grep -q "^workload: [0-9]* rounds, checksum 8040$" "$work/nolttng.out" ||
     palev_fail "PALEV_LTTNG=0: minivm's workload did not finish: $(tail -3 "$work/nolttng.out")"
 gc=$(sed -n 's/^@gc: //p' "$work/nolttng.out")
+stats=$(sed -n 's/^@stats: //p' "$work/nolttng.out")
 [ "${gc:-0}" -gt 0 ] || palev_fail "PALEV_LTTNG=0: no GCStart hit"
-echo "PALEV_LTTNG=0: $gc GCStart hits, workload finished"
+[ "${stats:-0}" = "$gc" ] || palev_fail "PALEV_LTTNG=0: ${stats:-0} GCHeapStats hits for $gc GCStart"
+echo "PALEV_LTTNG=0: $gc GCStart hits, as many GCHeapStats (ProviderEnabled sees the tool), workload finished"

@@ -581,3 +581,43 @@ static void __attribute__((constructor)) palev_register_Palev_Coverage(void)
 {
     (void)palev_provider_register(&palev_provider_Palev_Coverage);
 }
+
+static const unsigned short *const palev_usdt_semaphores_Palev_Coverage[] = {
+    &Palev_Coverage_IntsAlways_semaphore,
+    &Palev_Coverage_MiscCritical_semaphore,
+    &Palev_Coverage_TextError_semaphore,
+    &Palev_Coverage_ArraysWarning_semaphore,
+    &Palev_Coverage_BulkInfo_semaphore,
+    &Palev_Coverage_SingleVerbose_semaphore,
+    &Palev_Coverage_CommonChatty_semaphore,
+    &Palev_Coverage_Names_semaphore,
+    &Palev_Coverage_Wide15_semaphore,
+    &Palev_Coverage_NoTemplate_semaphore,
+    &Palev_Coverage_EmptyTemplate_semaphore,
+    &Palev_Coverage_ScalarStart_semaphore,
+    &Palev_Coverage_ScalarStart_V1_semaphore,
+    &Palev_Coverage_Event13_semaphore,
+    &Palev_Coverage_MiscAgain_semaphore,
+};
+
+static int palev_usdt_group_Palev_Coverage(int group, uint8_t level)
+{
+    for (uint32_t k = palev_keyword_start_Palev_Coverage[group]; k < palev_keyword_start_Palev_Coverage[group + 1]; k++) {
+        uint32_t i = palev_keyword_events_Palev_Coverage[k];
+
+        if ((level == 0 || palev_events_Palev_Coverage[i].level <= level) &&
+            *(const volatile unsigned short *)palev_usdt_semaphores_Palev_Coverage[i])
+            return 1;
+    }
+    return 0;
+}
+
+int palev_usdt_provider_enabled_Palev_Coverage(uint8_t level, uint64_t keywords)
+{
+    if (palev_usdt_group_Palev_Coverage(64, level))
+        return 1;
+    for (uint64_t rest = keywords; rest; rest &= rest - 1)
+        if (palev_usdt_group_Palev_Coverage(__builtin_ctzll(rest), level))
+            return 1;
+    return 0;
+}

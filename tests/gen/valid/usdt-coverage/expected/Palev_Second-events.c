@@ -92,3 +92,30 @@ static void __attribute__((constructor)) palev_register_Palev_Second(void)
 {
     (void)palev_provider_register(&palev_provider_Palev_Second);
 }
+
+static const unsigned short *const palev_usdt_semaphores_Palev_Second[] = {
+    &Palev_Second_SecondCommon_semaphore,
+    &Palev_Second_Event2_semaphore,
+};
+
+static int palev_usdt_group_Palev_Second(int group, uint8_t level)
+{
+    for (uint32_t k = palev_keyword_start_Palev_Second[group]; k < palev_keyword_start_Palev_Second[group + 1]; k++) {
+        uint32_t i = palev_keyword_events_Palev_Second[k];
+
+        if ((level == 0 || palev_events_Palev_Second[i].level <= level) &&
+            *(const volatile unsigned short *)palev_usdt_semaphores_Palev_Second[i])
+            return 1;
+    }
+    return 0;
+}
+
+int palev_usdt_provider_enabled_Palev_Second(uint8_t level, uint64_t keywords)
+{
+    if (palev_usdt_group_Palev_Second(64, level))
+        return 1;
+    for (uint64_t rest = keywords; rest; rest &= rest - 1)
+        if (palev_usdt_group_Palev_Second(__builtin_ctzll(rest), level))
+            return 1;
+    return 0;
+}

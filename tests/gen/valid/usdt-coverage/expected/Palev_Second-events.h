@@ -15,11 +15,16 @@ extern "C" {
 /* ETW provider "Microsoft-Windows-Palev-Second", registered with libpaleventing by Palev_Second-events.c. */
 extern const palev_provider palev_provider_Palev_Second __attribute__((visibility("hidden")));
 
+int palev_usdt_provider_enabled_Palev_Second(uint8_t level, uint64_t keywords)
+    __attribute__((visibility("hidden")));
+
 /* Would an ETW session at this level and keyword mask receive an event of Palev_Second that a
- * running LTTng session has enabled? See palev_provider_is_enabled(). */
+ * running LTTng session has enabled (palev_provider_is_enabled()), or that a USDT tool
+ * attached to (the same rule over the probes' semaphores)? */
 static inline int ProviderEnabledPalev_Second(uint8_t level, uint64_t keywords)
 {
-    return palev_provider_is_enabled(&palev_provider_Palev_Second, level, keywords);
+    return palev_provider_is_enabled(&palev_provider_Palev_Second, level, keywords) ||
+           palev_usdt_provider_enabled_Palev_Second(level, keywords);
 }
 
 /* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches
