@@ -52,9 +52,7 @@ static const char *int_type(const pg_field *f)
  * their IEEE-754 bits: bpftrace and BCC do not parse sys/sdt.h's float operands ("8f@"). */
 static void leaf_args(const pg_leaf *l, pg_vec *args)
 {
-    const char *n = l->f->tname;
-    const char *v = pg_printf("palev_a.f_%s", n);
-
+    const char *n = l->f->tname, *v = pg_printf("palev_a.f_%s", n);
     unsigned bits = l->f->type->size * 8;
 
     switch (l->rec) {
