@@ -11,8 +11,8 @@ import collections
 import sys
 
 STRLEN = 100    # BPFTRACE_STRLEN the test runs bpftrace with: str() keeps STRLEN - 1 bytes
-# bpftrace before 0.24 reads arg0..arg5 of a USDT probe on x86-64 ("x86_64 doesn't support
-# arg6"); Debian 12 has 0.17. Later arguments are for BCC, perf and SystemTap.
+# bpftrace 0.17 (Debian 12) reads arg0..arg5 of a USDT probe on x86-64 ("x86_64 doesn't support
+# arg6"). Later arguments are checked with perf (perf_check.py).
 MAX_ARG = 5
 
 
