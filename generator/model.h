@@ -245,6 +245,7 @@ typedef struct pg_manifest {
     pg_vec providers;
     pg_vec strings;         /* pg_string of the preferred culture */
     pg_index string_index;  /* id -> pg_string, built by pg_check (the first of an id wins) */
+    int usdt;               /* generate --usdt: every event is also a USDT probe (emit_usdt.c) */
 } pg_manifest;
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
@@ -281,6 +282,9 @@ void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files)
  * for a bad option value (reported on stderr). */
 int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
                    const char *provider, pg_buf *out);
+
+/* The USDT probes of every provider, one line each: "P:Event arg0:name:type ..." (usdt-args). */
+void pg_usdt_list(const pg_manifest *m, pg_buf *out);
 
 /* Write every file into dir atomically: all or nothing. Returns 0 or -1 (reported). */
 int pg_write_files(const char *dir, pg_vec *files);
