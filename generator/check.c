@@ -180,8 +180,16 @@ static int is_libc_macro(const char *s)
     return 0;
 }
 
+/* Identifiers C reserves for the implementation (__x, _X): __VA_ARGS__, __func__, __LINE__ ... */
+static int reserved_namespace(const char *s)
+{
+    return s[0] == '_' && (s[1] == '_' || isupper((unsigned char)s[1]));
+}
+
 static int is_reserved(const char *s)
 {
+    if (reserved_namespace(s))
+        return 1;
     for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
         if (strcmp(reserved[i], s) == 0)
             return 1;
@@ -189,7 +197,8 @@ static int is_reserved(const char *s)
 }
 
 /* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
- * gets a '_' in front; a keyword, libc macro or type gets a '_' after; a name starting with
+ * gets a '_' in front; a keyword, libc macro, type or name of the implementation's (__x, _X)
+ * gets a '_' after; a name starting with
  * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
 static char *make_ident(const char *s)
 {
@@ -307,12 +316,28 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
     }
 }
 
+/* Keywords are named in lists ("GC,JIT") by collectors: a name is one word. Two keywords with one
+ * mask are legal but select the same events: worth a warning. */
 static void check_keywords(pg_provider *p)
 {
     check_named(&p->keywords, "keyword", UINT64_MAX, 1);
-    PG_VEC_EACH(pg_named, k, p->keywords)
+    for (size_t i = 0; i < p->keywords.len; i++) {
+        pg_named *k = p->keywords.items[i];
+
+        if (k->name && strpbrk(k->name, " \t\r\n,"))
+            pg_error(k->loc, "keyword name \"%s\" has a space or a comma: collectors take keyword "
+                     "names in comma-separated lists", k->name);
         if (k->value_ok && k->value == 0)
             pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
+        for (size_t j = 0; j < i && k->value_ok; j++) {
+            pg_named *o = p->keywords.items[j];
+
+            if (o->value_ok && o->value == k->value && k->name && o->name && strcmp(o->name, k->name))
+                pg_warning(k->value_loc, "keywords \"%s\" and \"%s\" (at %s:%u) have the same mask "
+                           "0x%llx: each selects the events of both", k->name, o->name,
+                           o->loc.file, o->loc.line, (unsigned long long)k->value);
+        }
+    }
 }
 
 static int channel_value_used(const pg_provider *p, const pg_named *self, uint64_t v)
@@ -375,6 +400,7 @@ static void check_channels(pg_provider *p)
 /* "$(string.Id)" resolved through the string table; other text is kept as is. */
 static const char *resolve_message(const pg_manifest *m, const char *msg)
 {
+    const pg_string *s;
     size_t n;
 
     if (!msg || strncmp(msg, "$(string.", 9) != 0)
@@ -382,10 +408,8 @@ static const char *resolve_message(const pg_manifest *m, const char *msg)
     n = strlen(msg);
     if (n < 11 || msg[n - 1] != ')')
         return msg;
-    PG_VEC_EACH(pg_string, s, m->strings)
-        if (strlen(s->id) == n - 10 && strncmp(s->id, msg + 9, n - 10) == 0)
-            return s->value;
-    return NULL;
+    s = pg_index_get(&m->string_index, pg_strndup(msg + 9, n - 10));
+    return s ? s->value : NULL;
 }
 
 /* LTTng keeps 255 bytes of an enum label: cut longer ones here, between characters. */
@@ -778,16 +802,6 @@ static void check_templates(pg_provider *p)
 
 /* ---- events ----------------------------------------------------------------------------------- */
 
-/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
- * matching level keeps. Levels above Verbose (custom ones) share TRACE_DEBUG with Verbose. */
-static int lttng_loglevel(uint64_t level)
-{
-    static const int map[] = { 0 /* EMERG */, 2 /* CRIT */, 3 /* ERR */, 4 /* WARNING */,
-                               6 /* INFO */, 14 /* DEBUG */ };
-
-    return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
-}
-
 static pg_named *resolve(const pg_vec *defined, const struct builtin *table, size_t n,
                          const char *name, pg_loc loc, const char *what)
 {
@@ -875,7 +889,7 @@ static void check_event(pg_provider *p, pg_event *e)
     resolve_template(p, e);
     if (e->level)
         level = e->level->value;
-    e->loglevel = lttng_loglevel(level);
+    e->loglevel = pg_lttng_loglevel(level);
 }
 
 /* A name for an event without symbol: <Task><Opcode>[_V<version>], else Event<id>[_V<version>];
@@ -1013,7 +1027,7 @@ static char *lttng_provider_name(const pg_provider *p, const pg_options *opt)
     return make_ident(*n ? n : p->name);
 }
 
-static int valid_ident(const char *s)
+int pg_is_identifier(const char *s)
 {
     if (!*s || isdigit((unsigned char)*s))
         return 0;
@@ -1023,6 +1037,23 @@ static int valid_ident(const char *s)
     return 1;
 }
 
+/* libpaleventing's own provider: only its manifest (manifest/eventsource.man, by GUID) may
+ * take the name, or two providers would register the same LTTng events. */
+#define PALEVENTING_NAME "Paleventing"
+static int is_paleventing(const pg_provider *p)
+{
+    static const uint8_t d4[8] = { 0x9d, 0x3c, 0x2e, 0x41, 0xa7, 0xb0, 0x5f, 0x68 };
+
+    return p->guid_ok && p->guid_d1 == 0x6c9d1f3e && p->guid_d2 == 0x5b8a && p->guid_d3 == 0x4f27 &&
+           memcmp(p->guid_d4, d4, 8) == 0;
+}
+
+static int same_guid(const pg_provider *a, const pg_provider *b)
+{
+    return a->guid_ok && b->guid_ok && a->guid_d1 == b->guid_d1 && a->guid_d2 == b->guid_d2 &&
+           a->guid_d3 == b->guid_d3 && memcmp(a->guid_d4, b->guid_d4, 8) == 0;
+}
+
 static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
 {
     if (!p->name || !*p->name) {
@@ -1030,11 +1061,14 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
         p->name = pg_strdup("Provider");
     }
     p->lttng_name = lttng_provider_name(p, opt);
-    if (!valid_ident(p->lttng_name) || strlen(p->lttng_name) > 200)
+    if (!pg_is_identifier(p->lttng_name) || strlen(p->lttng_name) > 200)
         pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
-    if (p->guid && !parse_guid(p))
+    if (p->guid && !(p->guid_ok = parse_guid(p)))
         pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+    else if (strcmp(p->lttng_name, PALEVENTING_NAME) == 0 && !is_paleventing(p))
+        pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
+                 "libpaleventing's own provider (use --provider-name)", p->name, p->lttng_name);
     else if (!p->guid)
         pg_warning(p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
                    p->name);
@@ -1052,8 +1086,9 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
 
 /* FireEvent<name> must be unique in the manifest: a host may include every provider's header in
  * one translation unit. Explicit symbols go first; a derived name that collides takes its
- * provider's name as a prefix. The same name twice in one provider was reported already. */
-static void check_cnames(pg_manifest *m)
+ * provider's name as a prefix. The same name twice in one provider was reported already.
+ * --symbol-prefix then goes in front of every name, for hosts that include two manifests. */
+static void check_cnames(pg_manifest *m, const char *prefix)
 {
     pg_index cnames = { 0 };
     pg_event *o;
@@ -1072,6 +1107,10 @@ static void check_cnames(pg_manifest *m)
             }
         }
     }
+    PG_VEC_EACH(pg_provider, p, m->providers)
+        PG_VEC_EACH(pg_event, e, p->events)
+            if (prefix && e->cname)
+                e->cname = pg_printf("%s%s", prefix, e->cname);
 }
 
 /* Other names generated at file scope for the host (emit functions, struct element types) join
@@ -1116,6 +1155,8 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
 {
     if (!m)
         return pg_error_count();
+    PG_VEC_EACH(pg_string, s, m->strings)
+        pg_index_put(&m->string_index, s->id, s);
     if (!m->providers.len)
         pg_error((pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
                                          "<events><provider>)");
@@ -1130,6 +1171,9 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                 pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
                          "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
                          o->name, o->name_loc.file, o->name_loc.line);
+            if (same_guid(o, p))
+                pg_error(p->guid_loc, "provider \"%s\" has the guid %s of provider \"%s\" at %s:%u",
+                         p->name, p->guid, o->name, o->guid_loc.file, o->guid_loc.line);
         }
     }
     for (size_t i = 0; opt && i < opt->rename_from.len; i++) {
@@ -1142,7 +1186,7 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                      "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
                      (char *)opt->rename_from.items[i]);
     }
-    check_cnames(m);
+    check_cnames(m, opt ? opt->symbol_prefix : NULL);
     if (!pg_error_count())
         check_c_names(m);
     return pg_error_count();

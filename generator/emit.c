@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The emitters of one provider: <P>-tp.h, <P>-probe.c, <P>-events.h, <P>-events.c. */
 #include "lower.h"
+#include "usdt.h"
 
 #include <string.h>
 
@@ -179,18 +180,6 @@ static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
     pg_buf_puts(b, "    )\n)\n\n");
 }
 
-static const char *loglevel_name(int level)
-{
-    switch (level) {
-    case 0: return "EMERG";
-    case 2: return "CRIT";
-    case 3: return "ERR";
-    case 4: return "WARNING";
-    case 6: return "INFO";
-    default: return "DEBUG";
-    }
-}
-
 static void describe_event(pg_buf *b, const pg_event *e)
 {
     pg_buf_printf(b, "/* %s: id %llu, version %llu, level %llu (%s), keywords 0x%llx", e->lttng_name,
@@ -250,7 +239,7 @@ static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
         pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(%s, %s, %s, %s,\n    %s)\n"
                       "LTTNG_UST_TRACEPOINT_LOGLEVEL(%s, %s, LTTNG_UST_TRACEPOINT_LOGLEVEL_%s)\n\n",
                       P, class_of(e), P, e->lttng_name, tp_args(e), P, e->lttng_name,
-                      loglevel_name(e->loglevel));
+                      pg_loglevel_name(e->loglevel));
     }
     pg_buf_puts(b, "#endif\n\n#include <lttng/tracepoint-event.h>\n");
 }
@@ -280,29 +269,30 @@ static const char *tp_state(const pg_provider *p, const pg_event *e)
     return pg_printf("lttng_ust_tracepoint_%s___%s.state", p->lttng_name, e->lttng_name);
 }
 
-static void emit_event_stubs(pg_buf *b, const pg_provider *p, const pg_event *e)
+static void emit_event_stubs(pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
 {
-    const char *params = pg_params(p, e->tmpl);
+    const char *params = pg_params(p, e->tmpl), *on = pg_usdt_check(m, p, e, tp_state(p, e));
 
     describe_event(b, e);
+    pg_usdt_emit_h_event(m, b, p, e);
     pg_buf_printf(b, "extern struct lttng_ust_tracepoint lttng_ust_tracepoint_%s___%s\n"
                   "    __attribute__((visibility(\"hidden\")));\n", p->lttng_name, e->lttng_name);
     pg_buf_printf(b, "void %s(%s)\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n",
                   pg_emit_fn_name(p, e), params);
-    pg_buf_printf(b, "static inline int EventEnabled%s(void)\n{\n    return PALEV_TP_STATE_ENABLED(%s) != 0;\n}\n\n",
-                  e->cname, tp_state(p, e));
-    pg_buf_printf(b, "static inline void FireEvent%s(%s)\n{\n    if (PALEV_TP_STATE_ENABLED(%s))\n"
-                  "        %s(%s);\n}\n\n", e->cname, params, tp_state(p, e), pg_emit_fn_name(p, e),
+    pg_buf_printf(b, "static inline int EventEnabled%s(void)\n{\n    return %s != 0;\n}\n\n",
+                  e->cname, on);
+    pg_buf_printf(b, "static inline void FireEvent%s(%s)\n{\n    if (%s)\n"
+                  "        %s(%s);\n}\n\n", e->cname, params, on, pg_emit_fn_name(p, e),
                   pg_args(e->tmpl));
     /* The macro is what callers get: the state is tested before any argument is evaluated (an
      * inline function's arguments are computed first, loads included). (FireEvent<Sym>)(...)
      * still reaches the function, and its address can be taken. */
     if (*pg_args(e->tmpl))
-        pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s(__VA_ARGS__) : (void)0)\n\n",
-                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
+        pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (%s ? %s(__VA_ARGS__) : (void)0)\n\n",
+                      e->cname, on, pg_emit_fn_name(p, e));
     else    /* no fields: no variadic macro, which C11 and C++17 want one argument for */
-        pg_buf_printf(b, "#define FireEvent%s() \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s() : (void)0)\n\n",
-                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
+        pg_buf_printf(b, "#define FireEvent%s() \\\n    (%s ? %s() : (void)0)\n\n",
+                      e->cname, on, pg_emit_fn_name(p, e));
     pg_buf_printf(b, "static inline palev_event_descriptor EventDescriptor%s(void)\n{\n"
                   "    palev_event_descriptor d = { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) };\n\n"
                   "    return d;\n}\n\n", e->cname, (unsigned long long)e->value,
@@ -328,16 +318,18 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     pg_buf_printf(b, "\", registered with libpaleventing by %s-events.c. */\n"
                   "extern const palev_provider palev_provider_%s __attribute__((visibility(\"hidden\")));\n\n",
                   P, P);
-    pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
-                  " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
-                  "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
-                  "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
-                  P, P, P);
+    if (!pg_usdt_emit_provider_enabled(m, b, p))
+        pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
+                      " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
+                      "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
+                      "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
+                      P, P, P);
+    pg_usdt_emit_h_prelude(m, b);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
             pg_emit_struct_types(b, p, t);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_event_stubs(b, p, e);
+        emit_event_stubs(b, m, p, e);
     pg_buf_printf(b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* PALEV_%s_EVENTS_H */\n", P);
 }
 
@@ -546,14 +538,15 @@ static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
     pg_buf_puts(b, "}\n\n");
 }
 
-static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
+static void emit_emit_fn(pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
 {
     const pg_template *t = e->tmpl && template_has_leaves(e->tmpl) ? e->tmpl : NULL;
     int scratch = t && pg_template_needs_scratch(t);
 
     pg_buf_printf(b, "void %s(%s)\n{\n", pg_emit_fn_name(p, e), pg_params(p, e->tmpl));
     if (!t) {
-        pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n}\n\n", p->lttng_name, e->lttng_name);
+        pg_usdt_emit_fire(m, b, p, e, tp_state(p, e), "");
+        pg_buf_puts(b, "}\n\n");
         return;
     }
     if (scratch)
@@ -561,8 +554,9 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
     pg_buf_printf(b, "    struct %s palev_a;\n\n", t->args_name);
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));\n");
-    pg_buf_printf(b, "    palev_prepare_%s(&palev_a, %s, %s);\n    lttng_ust_do_tracepoint(%s, %s, &palev_a);\n",
-                  t->ident, scratch ? "&palev_sc" : "NULL", pg_args(t), p->lttng_name, e->lttng_name);
+    pg_buf_printf(b, "    palev_prepare_%s(&palev_a, %s, %s);\n", t->ident, scratch ? "&palev_sc" : "NULL",
+                  pg_args(t));
+    pg_usdt_emit_fire(m, b, p, e, tp_state(p, e), ", &palev_a");
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_fini(&palev_sc);\n");
     pg_buf_puts(b, "}\n\n");
@@ -663,12 +657,14 @@ static void emit_events_c(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     if (zeros)
         pg_buf_printf(b, "/* What a NULL fixed-size array records. */\nstatic uint64_t palev_zeros[%llu];\n\n",
                       (unsigned long long)((zeros + 7) / 8));
+    pg_usdt_emit_c_prelude(m, b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used && template_has_leaves(t))
             emit_prepare(b, p, t);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_emit_fn(b, p, e);
+        emit_emit_fn(b, m, p, e);
     emit_registration(b, p);
+    pg_usdt_emit_c_tail(m, b, p);
 }
 
 /* Only scalar bools are enums: arrays and struct members stay integers. */
@@ -692,11 +688,7 @@ static void mark_bool_enum(pg_provider *p)
  * fails to connect (LTTng warns) instead of reading arguments of another layout. */
 static unsigned fnv1a(const pg_buf *b)
 {
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < b->len; i++)
-        h = (h ^ (unsigned char)b->data[i]) * 16777619u;
-    return h;
+    return pg_fnv1a(b->data, b->len);
 }
 
 static void name_arg_structs(pg_provider *p)

@@ -14,11 +14,12 @@
 #define EXIT_USAGE 2
 
 static const char usage[] =
-    "usage: palev-gen generate [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
-    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
-    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
+    "usage: palev-gen generate [--usdt] [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
+    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] MANIFEST\n"
+    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
     "       palev-gen enable-list [--keywords HEXMASK|NAME,...] [--level N] [--provider NAME] MANIFEST\n"
     "       palev-gen providers [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
+    "       palev-gen usdt-args [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
     "Exit status: 0 success, 1 manifest errors, 2 usage errors.\n";
 
 struct args {
@@ -28,6 +29,7 @@ struct args {
     const char *keywords;
     const char *level;
     const char *provider;
+    int usdt;               /* --usdt: USDT probes beside the tracepoints */
     pg_options opt;
 };
 
@@ -52,6 +54,14 @@ static int add_rename(struct args *a, const char *spec)
 
     if (!eq || eq == spec || !eq[1])
         return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", spec);
+    for (size_t i = 0; i < a->opt.rename_from.len; i++) {
+        const char *from = a->opt.rename_from.items[i], *to = a->opt.rename_to.items[i];
+
+        if (strlen(from) == (size_t)(eq - spec) && strncmp(from, spec, (size_t)(eq - spec)) == 0 &&
+            strcmp(to, eq + 1) != 0)
+            return usage_error("--provider-name %s: provider \"%s\" is already renamed to \"%s\"",
+                               spec, from, to);
+    }
     pg_vec_push(&a->opt.rename_from, pg_strndup(spec, (size_t)(eq - spec)));
     pg_vec_push(&a->opt.rename_to, pg_strdup(eq + 1));
     return 0;
@@ -68,6 +78,7 @@ static const char **option_slot(struct args *a, const char *name)
         { "--keywords", offsetof(struct args, keywords) },
         { "--level", offsetof(struct args, level) },
         { "--provider", offsetof(struct args, provider) },
+        { "--symbol-prefix", offsetof(struct args, opt.symbol_prefix) },
     };
 
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -84,7 +95,9 @@ static int parse_args(struct args *a, int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char **slot = option_slot(a, argv[i]);
 
-        if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--usdt") == 0) {
+            a->usdt = 1;
+        } else if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
             if (add_rename(a, argv[++i]))
                 return EXIT_USAGE;
         } else if (slot && i + 1 < argc) {
@@ -99,6 +112,8 @@ static int parse_args(struct args *a, int argc, char **argv)
     }
     if (!a->manifest)
         return usage_error("%s", "no manifest given");
+    if (a->opt.symbol_prefix && !pg_is_identifier(a->opt.symbol_prefix))
+        return usage_error("--symbol-prefix wants a C identifier, not \"%s\"", a->opt.symbol_prefix);
     return 0;
 }
 
@@ -145,21 +160,34 @@ static int run_generate(struct args *a, pg_manifest *m, int selftest)
     return write_output(a->outdir, &files);
 }
 
+static int print_usdt_args(const pg_manifest *m)
+{
+    pg_buf out = { 0 };
+
+    pg_usdt_list(m, &out);
+    fputs(out.data ? out.data : "", stdout);
+    pg_buf_free(&out);
+    return 0;
+}
+
 static int run(struct args *a)
 {
     static const char *const commands[] = { "generate", "check", "selftest", "enable-list",
-                                            "providers" };
+                                            "providers", "usdt-args" };
     pg_manifest *m;
     size_t cmd = 0;
 
-    while (cmd < 5 && strcmp(commands[cmd], a->command) != 0)
+    while (cmd < 6 && strcmp(commands[cmd], a->command) != 0)
         cmd++;
-    if (cmd == 5)
+    if (cmd == 6)
         return usage_error("unknown command \"%s\"", a->command);
     m = pg_parse_file(a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
     if (pg_error_count() || pg_check(m, &a->opt))
         return EXIT_MANIFEST;
+    m->usdt = a->usdt;
+    if (cmd == 5)
+        return print_usdt_args(m);
     if (cmd == 0 || cmd == 2)
         return run_generate(a, m, cmd == 2);
     if (cmd == 3) {

@@ -48,6 +48,10 @@ void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf
 void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Forget the contents; the memory returns to the system with pg_arena_free(). */
 void pg_buf_free(pg_buf *b);
+/* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
+void pg_buf_put_utf8(pg_buf *b, uint32_t cp);
+/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
+uint32_t pg_fnv1a(const void *data, size_t len);
 
 /* A source location: every model node carries one. */
 typedef struct pg_loc {
@@ -94,6 +98,9 @@ const pg_intype *pg_intype_lookup(const char *qname);
 const char *pg_intype_spelling(const char *qname);
 /* 1 when the outType asks for hex display, 0 when it is known and decimal, -1 when unknown. */
 int pg_outtype_hex(const char *qname);
+/* ETW level (0 LogAlways .. 5 Verbose, more: custom) -> LTTng log level, and that level's name. */
+int pg_lttng_loglevel(uint64_t etw_level);
+const char *pg_loglevel_name(int lttng_level);
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
@@ -215,6 +222,7 @@ typedef struct pg_provider {
     pg_loc loc;
     char *name;             /* ETW name */
     char *guid;             /* as written */
+    int guid_ok;            /* parsed into guid_d1..d4 */
     pg_loc name_loc, guid_loc;
     uint32_t guid_d1;
     uint16_t guid_d2, guid_d3;
@@ -237,6 +245,8 @@ typedef struct pg_manifest {
     const char *basename;   /* for generated comments */
     pg_vec providers;
     pg_vec strings;         /* pg_string of the preferred culture */
+    pg_index string_index;  /* id -> pg_string, built by pg_check (the first of an id wins) */
+    int usdt;               /* generate --usdt: every event is also a USDT probe (emit_usdt.c) */
 } pg_manifest;
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
@@ -244,11 +254,15 @@ typedef struct pg_manifest {
 pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len);
 pg_manifest *pg_parse_file(const char *path);
 
-/* --provider-name overrides. */
+/* --provider-name overrides and --symbol-prefix. */
 typedef struct pg_options {
     pg_vec rename_from;     /* char *, ETW names */
     pg_vec rename_to;       /* char *, LTTng names */
+    const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
 } pg_options;
+
+/* s is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+int pg_is_identifier(const char *s);
 
 /* Resolve references, derive names, validate. Returns the number of errors. */
 unsigned pg_check(pg_manifest *m, const pg_options *opt);
@@ -269,6 +283,9 @@ void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files)
  * for a bad option value (reported on stderr). */
 int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
                    const char *provider, pg_buf *out);
+
+/* The USDT probes of every provider, one line each: "P:Event arg0:name:type ..." (usdt-args). */
+void pg_usdt_list(const pg_manifest *m, pg_buf *out);
 
 /* Write every file into dir atomically: all or nothing. Returns 0 or -1 (reported). */
 int pg_write_files(const char *dir, pg_vec *files);

@@ -54,25 +54,6 @@ static void expect_field(struct gen *g, const char *name, const char *value)
     pg_buf_printf(&g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
 }
 
-static void put_utf8(pg_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-
-    if (cp < 0x80) {
-        u[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    pg_buf_putn(b, u, n);
-}
-
 /* ---- sample values ------------------------------------------------------------------------------ */
 
 /* A sample value: its C expression and its text as recorded (UTF-8, JSON element, number). */
@@ -232,7 +213,7 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
     /* a sized string starts with non-ASCII text, so that even short ones carry some */
     for (size_t i = 0; len && i < 2 && units < len; i++, units++) {
         pg_buf_printf(&c, "\\u%04X", cycle[i]);
-        put_utf8(&t, cycle[i]);
+        pg_buf_put_utf8(&t, cycle[i]);
     }
     for (const char *h = head; *h && (!len || units < len); h++, units++) {
         pg_buf_putn(&c, h, 1);
@@ -242,7 +223,7 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
         uint32_t cp = len ? cycle[i % 3] : free_tail[i];
 
         pg_buf_printf(&c, cp < 0x80 ? "%c" : cp < 0x10000 ? "\\u%04X" : "\\U%08X", cp);
-        put_utf8(&t, cp);
+        pg_buf_put_utf8(&t, cp);
         units += cp < 0x10000 ? 1 : 2;
     }
     pg_buf_puts(&c, "\"");

@@ -120,3 +120,26 @@ int pg_outtype_hex(const char *qname)
             return outtypes[i].hex;
     return -1;
 }
+
+/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
+ * matching level keeps. Levels above Verbose (custom ones) share DEBUG with Verbose. */
+static const struct {
+    int lttng;
+    const char *name;   /* LTTNG_UST_TRACEPOINT_LOGLEVEL_<name> */
+} loglevels[] = {
+    { 0, "EMERG" }, { 2, "CRIT" }, { 3, "ERR" }, { 4, "WARNING" }, { 6, "INFO" }, { 14, "DEBUG" },
+};
+#define N_LOGLEVELS (sizeof(loglevels) / sizeof(loglevels[0]))
+
+int pg_lttng_loglevel(uint64_t etw_level)
+{
+    return loglevels[etw_level < N_LOGLEVELS ? etw_level : N_LOGLEVELS - 1].lttng;
+}
+
+const char *pg_loglevel_name(int lttng_level)
+{
+    for (size_t i = 0; i < N_LOGLEVELS; i++)
+        if (loglevels[i].lttng == lttng_level)
+            return loglevels[i].name;
+    return "DEBUG";
+}

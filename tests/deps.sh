@@ -2,7 +2,8 @@
 # The Debian packages paleventing builds and tests with, installed when missing (needs root).
 # Sourced by tests/run.sh and samples/demo.sh.
 PALEV_PACKAGES="build-essential cmake pkg-config liblttng-ust-dev lttng-tools babeltrace2 liburcu-dev
-libjansson-dev libcmocka-dev libexpat1-dev valgrind python3-bt2 procps clang linux-perf"
+libjansson-dev libcmocka-dev libexpat1-dev valgrind python3-bt2 procps clang linux-perf
+systemtap-sdt-dev bpftrace"
 
 palev_install_deps() {
     local missing=""

@@ -3,6 +3,7 @@
  * medians of interleaved rounds, printed as one table (tests/bench/run.sh sets up the session). */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ static struct {
     const char *child;      /* internal: run one part in a child process */
     const char *loop;       /* run only this loop (for perf) */
     int expect_session;     /* fail unless the session records the enabled events */
-} opt = { 11, 20000000, 40000, 200000, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+    const char *usdt_cmd;   /* row 9: shell command attaching a USDT consumer to the pid after it */
+} opt = { 11, 20000000, 40000, 200000, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL };
 
 /* Events this process fired while their tracepoint was enabled: what the trace must hold. */
 static uint64_t fired;
@@ -676,6 +678,101 @@ static void row8_threads(void)
     snprintf(r->target, sizeof(r->target), "1.00: no contention");
 }
 
+/* ---- rows 1u, 2u, 9: a --usdt build ------------------------------------------------------ */
+
+#ifdef PALEV_BENCH_USDT
+static void row1u_disabled(void)
+{
+    struct variant v[3] = {
+        { .fn = bench_empty, .iters = opt.off_iters },
+        { .fn = bench_usdt_fire_off, .iters = opt.off_iters },
+        { .fn = bench_fire_off, .iters = opt.off_iters },
+    };
+
+    if (bench_off_enabled() || bench_usdt_off_enabled()) {
+        row_skipped("1u", "disabled events, --usdt build", "a session or tool enables *Off: skipped");
+        return;
+    }
+    measure(v, 3);
+    row_ns("1u", "FireEventSmallOff() disabled, --usdt build", &v[1], "empty loop iteration", &v[0],
+           1.10);
+    row_ns("1u", "FireEventSmallOff() disabled, --usdt build", &v[1],
+           "FireEventSmallOff() disabled, no USDT", &v[2], 0);
+}
+
+static void row2u_enabled(int enabled)
+{
+    if (!enabled || !bench_usdt_small_enabled()) {
+        row_skipped("2u", "enabled events, --usdt build", "no session records Palev_BenchUsdt: skipped");
+        return;
+    }
+    row_enabled("2u", "FireEventSmall() recorded, --usdt build, no tool", bench_usdt_fire_small,
+                "FireEventSmall() recorded, no USDT", bench_fire_small, 1.02);
+}
+
+/* opt.usdt_cmd (bpftrace counting hits of Palev_BenchUsdt:SmallOff) attached to this process:
+ * returns its pid once the probe's semaphore is up, else -1. */
+static pid_t usdt_attach(void)
+{
+    char cmd[1024];
+    char *argv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+    pid_t pid;
+
+    snprintf(cmd, sizeof(cmd), "exec %s %ld", opt.usdt_cmd, (long)getpid());
+    if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) != 0)
+        return -1;
+    for (int i = 0; i < 3000 && !bench_usdt_off_enabled(); i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return -1;
+        usleep(10000);
+    }
+    if (bench_usdt_off_enabled())
+        return pid;
+    kill(pid, SIGINT);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+static void row9_usdt_hit(int enabled)
+{
+    struct variant v[2] = {
+        { .fn = bench_usdt_fire_off, .iters = opt.on_iters },
+        { .fn = bench_usdt_fire_small, .iters = opt.on_iters, .recorded = 1 },
+    };
+    pid_t pid;
+
+    if (!opt.usdt_cmd || !enabled || !bench_usdt_small_enabled()) {
+        row_skipped("9", "USDT hit under bpftrace", "no --usdt-cmd or no session: skipped");
+        return;
+    }
+    pid = usdt_attach();
+    if (pid < 0) {
+        row_skipped("9", "USDT hit under bpftrace", "the tool did not attach (root? uprobes?)");
+        return;
+    }
+    measure(v, 2);
+    row_ns("9", "USDT hit: FireEventSmallOff(), bpftrace count()", &v[0],
+           "LTTng record: FireEventSmall(), --usdt build", &v[1], 0);
+    kill(pid, SIGINT);
+    waitpid(pid, NULL, 0);
+}
+#else
+static void row1u_disabled(void)
+{
+    row_skipped("1u", "--usdt build", "built without sys/sdt.h: skipped");
+}
+
+static void row2u_enabled(int enabled)
+{
+    (void)enabled;
+}
+
+static void row9_usdt_hit(int enabled)
+{
+    (void)enabled;
+}
+#endif
+
 /* ---- profiling one loop ------------------------------------------------------------------ */
 
 static const struct {
@@ -714,11 +811,13 @@ static int usage(void)
     fprintf(stderr,
             "usage: palev-bench [--rounds N] [--quick] [--expect-session] [--enable-cmd CMD]\n"
             "                   [--track-cmd CMD] [--gen PALEV_GEN --manifest MANIFEST]\n"
+            "                   [--usdt-cmd CMD]\n"
             "       palev-bench --loop NAME\n"
             "Run inside an LTTng session recording Palev_Bench:* and palev_bench_raw:* except\n"
             "the *Off events (tests/bench/run.sh does it). --enable-cmd: a shell command that\n"
             "makes it listen to Paleventing:EventSource; --track-cmd: one that adds the pid\n"
-            "given after it to the session.\n");
+            "given after it to the session. --usdt-cmd: one that attaches a USDT consumer of\n"
+            "Palev_BenchUsdt:SmallOff to the pid given after it (row 9).\n");
     return 2;
 }
 
@@ -752,6 +851,8 @@ static int parse_args(int argc, char **argv)
             opt.manifest = val;
         else if (strcmp(a, "--child") == 0)
             opt.child = val;
+        else if (strcmp(a, "--usdt-cmd") == 0)
+            opt.usdt_cmd = val;
         else if (strcmp(a, "--loop") == 0)
             opt.loop = val;
         else
@@ -798,8 +899,10 @@ int main(int argc, char **argv)
         return 1;
     }
     row1_disabled();
+    row1u_disabled();
     row5_quiet();
     rows_enabled(enabled);
+    row2u_enabled(enabled);
     row5_listening();
     row6_allocs();
     if (opt.gen)
@@ -808,6 +911,7 @@ int main(int argc, char **argv)
         row8_threads();
     else
         row_skipped("8", "threads", "no session records Palev_Bench: skipped");
+    row9_usdt_hit(enabled);
     print_table();
     printf("events fired into the session: %llu\n", (unsigned long long)fired);
     return 0;
