@@ -140,12 +140,14 @@ filter)
 live)
     palev_require_sessiond
     command -v lttng-relayd >/dev/null || palev_fail "lttng-relayd is not installed"
-    timeout 60 "$collect" --live --keywords GC,Loader -o "$work/relay" -- "$minivm" -t 800 \
+    # Ports of its own: another collector's relayd on lttng's default ports is not this test's.
+    timeout 60 "$collect" --live --relayd-ports 45342,45343,45344 --keywords GC,Loader \
+        -o "$work/relay" -- "$minivm" -t 800 \
         > collect.out 2>&1 || palev_fail "collect.sh --live exited $?: $(tail -5 collect.out)"
     pid=$(command_pid collect.out)
     n=$(grep -c -F "vpid = $pid," collect.out)
     grep -F "vpid = $pid," collect.out | grep -q " Palev_Runtime:ModuleLoad: " ||
-        palev_fail "the live viewer printed no ModuleLoad of minivm"
+        palev_fail "the live viewer printed no ModuleLoad of minivm ($n events of pid $pid, $(grep -c "vpid = " collect.out) in all)"
     [ "$(grep -F "vpid = $pid," collect.out | grep -c " Palev_Runtime:GCEnd: ")" -gt 0 ] ||
         palev_fail "the live viewer printed no GCEnd of minivm"
     relayd=$(sed -n 's/^palev-collect: started lttng-relayd (pid \([0-9]*\)).*/\1/p' collect.out)
@@ -159,6 +161,8 @@ errors)
     expect_exit 2 'unknown keyword "Bogus"' "$collect" --keywords GC,Bogus -- true
     expect_exit 2 'no COMMAND to run' "$collect" --keywords GC
     expect_exit 2 'unknown option' "$collect" --frobnicate -- true
+    expect_exit 2 '--relayd-ports wants three port numbers CONTROL,DATA,LIVE, not "1,2"' \
+        "$collect" --relayd-ports 1,2 -- true
     # No lttng on PATH: only bash itself is left.
     expect_exit 2 'missing tool: lttng' env PATH=/nonexistent /bin/bash "$collect" -- true
     PALEV_GEN=/nonexistent expect_exit 2 'missing tool: palev-gen' "$collect" -- true
