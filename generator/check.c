@@ -615,6 +615,9 @@ static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const c
         pg_error(f->type_loc, "unknown inType \"%s\"", f->intype_name);
         return;
     }
+    if (pg_intype_spelling(f->intype_name))
+        pg_warning(f->type_loc, "inType \"%s\" read as %s, winmeta's spelling", f->intype_name,
+                   f->type->name);
     f->hex = f->type->hex;
     if (f->outtype_name) {
         int hex = pg_outtype_hex(f->outtype_name);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int parse_number(const char *s, uint64_t *out)
 {
@@ -16,12 +17,56 @@ static int parse_number(const char *s, uint64_t *out)
     return !errno && *s && !*end && *s != '-';
 }
 
-static const pg_named *find_keyword(const pg_provider *p, const char *name)
+/* The length of a keyword name without ETW's "Keyword" suffix ("GCKeyword" -> 2), ignoring case. */
+static size_t stem_len(const char *name)
 {
+    static const char suffix[] = "keyword";
+    size_t len = strlen(name), n = sizeof(suffix) - 1;
+
+    return len > n && strcasecmp(name + len - n, suffix) == 0 ? len - n : len;
+}
+
+/* Keywords as people say them: any case, with or without the suffix ("gc" is "GCKeyword"). */
+static int same_keyword(const char *keyword, const char *asked)
+{
+    size_t n = stem_len(keyword);
+
+    return n == stem_len(asked) && strncasecmp(keyword, asked, n) == 0;
+}
+
+/* How many of p's keywords answer to `name`; their masks are or-ed into *mask. */
+static int find_keyword(const pg_provider *p, const char *name, uint64_t *mask)
+{
+    int found = 0;
+
     PG_VEC_EACH(const pg_named, k, p->keywords)
-        if (k->name && strcmp(k->name, name) == 0)
-            return k;
-    return NULL;
+        if (k->name && same_keyword(k->name, name)) {
+            *mask |= k->value;
+            found++;
+        }
+    return found;
+}
+
+/* The unknown keyword's error: which manifest was read and each provider's keywords. */
+static void unknown_keyword(const pg_manifest *m, const pg_provider *only, const char *name)
+{
+    fprintf(stderr, "palev-gen: unknown keyword \"%s\" in %s (not a hex mask either)", name,
+            m->path);
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
+        const char *sep = ":";
+
+        if (only && p != only)
+            continue;
+        fprintf(stderr, "; %s keywords", p->lttng_name);
+        PG_VEC_EACH(const pg_named, k, p->keywords)
+            if (k->name) {
+                fprintf(stderr, "%s %s", sep, k->name);
+                sep = ",";
+            }
+        if (*sep == ':')
+            fputs(": none", stderr);
+    }
+    fputc('\n', stderr);
 }
 
 /* The first name of the list that is no keyword of the providers asked about, or NULL when all
@@ -31,10 +76,11 @@ static const char *unknown_name(const pg_manifest *m, const pg_provider *only, c
     char *list = pg_strdup(spec), *save = NULL;
 
     for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+        uint64_t ignored = 0;
         int found = 0;
 
         PG_VEC_EACH(const pg_provider, p, m->providers)
-            found |= (!only || p == only) && find_keyword(p, k);
+            found |= (!only || p == only) && find_keyword(p, k, &ignored);
         if (!found)
             return k;
     }
@@ -55,12 +101,8 @@ static uint64_t mask_for(const pg_provider *p, const char *spec, int names)
         return mask;
     mask = 0;
     list = pg_strdup(spec);
-    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
-        const pg_named *kw = find_keyword(p, k);
-
-        if (kw)
-            mask |= kw->value;
-    }
+    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save))
+        find_keyword(p, k, &mask);
     return mask;
 }
 
@@ -101,7 +143,7 @@ int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level
     unknown = keywords ? unknown_name(m, only, keywords) : NULL;
     names = keywords && !unknown;
     if (unknown && !parse_number(keywords, &mask)) {
-        fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", unknown);
+        unknown_keyword(m, only, unknown);
         return 2;
     }
     PG_VEC_EACH(const pg_provider, p, m->providers) {

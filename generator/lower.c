@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering: manifest fields to C parameters and LTTng trace fields (see README "Types"). */
+/* Lowering: manifest fields to C parameters and LTTng trace fields (docs/manifest.md, types). */
 #include "lower.h"
 
 #include <string.h>

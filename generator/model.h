@@ -95,6 +95,7 @@ typedef struct pg_intype {
 } pg_intype;
 
 const pg_intype *pg_intype_lookup(const char *qname);
+const char *pg_intype_spelling(const char *qname);
 /* 1 when the outType asks for hex display, 0 when it is known and decimal, -1 when unknown. */
 int pg_outtype_hex(const char *qname);
 /* ETW level (0 LogAlways .. 5 Verbose, more: custom) -> LTTng log level, and that level's name. */

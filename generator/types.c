@@ -84,6 +84,16 @@ const pg_intype *pg_intype_lookup(const char *qname)
     return lookup_number(name);
 }
 
+/* The table's spelling of a type named with other letter cases ("Uint32" -> "UInt32"), or NULL
+ * when it is spelled so already, named by number or unknown. */
+const char *pg_intype_spelling(const char *qname)
+{
+    const pg_intype *t = pg_intype_lookup(qname);
+    const char *name = local_name(qname);
+
+    return t && t->tdh != atoi(name) && strcmp(t->name, name) != 0 ? t->name : NULL;
+}
+
 /* outTypes only change how a value is displayed; the hex ones become LTTng hex integers. */
 static const struct {
     const char *name;

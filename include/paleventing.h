@@ -61,7 +61,7 @@ PALEV_API const char *palev_strerror(int err);
  * All functions are thread-safe and return 0 (written, or nothing to write because nobody
  * listens or a filter said no) or a negative errno (-EINVAL for a NULL source or name, a bad
  * format or invalid JSON, -ENOMEM). They never abort or block the host. An event larger than a
- * sub-buffer of the session's channel is dropped by LTTng (counted as discarded), see README.
+ * sub-buffer of the session's channel is dropped by LTTng (counted as discarded): docs/eventsource.md.
  * ------------------------------------------------------------------------------------------- */
 
 struct json_t; /* jansson's json_t: include <jansson.h> to build payloads */

@@ -14,8 +14,8 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang)}
 mkdir -p "$out" || exit 1
 
 gen_sources="util.c types.c parse.c check.c lower.c emit.c selftest.c enable_list.c"
-# Every file of libpaleventing but the one that needs generated tracepoint headers.
-pal_sources=$(cd "$top/pal" && ls *.c | grep -v '^eventsource\.c$')
+# Every file of libpaleventing but those that need generated tracepoint headers.
+pal_sources=$(cd "$top/pal" && ls *.c | grep -v -E '^(eventsource|provider)\.c$')
 
 # sources and libraries of each target
 target_sources() {

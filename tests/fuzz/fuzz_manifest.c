@@ -2,6 +2,7 @@
 /* libFuzzer target: the manifest reader, checker and every emitter, in memory (no files). */
 #include "model.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +18,26 @@ static void check_files(const pg_vec *files)
         if (f->text.len && (!f->text.data || strlen(f->text.data) != f->text.len))
             __builtin_trap();
     }
+}
+
+/* enable-list by a keyword name as people say it: the first keyword's, upper case, "Keyword"
+ * added (an unknown name would only print an error). */
+static void enable_by_name(const pg_manifest *m, pg_buf *list)
+{
+    char name[128];
+
+    PG_VEC_EACH(const pg_provider, p, m->providers)
+        PG_VEC_EACH(const pg_named, k, p->keywords) {
+            size_t n = k->name ? strlen(k->name) : 0;
+
+            if (n == 0 || n > 64)
+                continue;
+            for (size_t i = 0; i <= n; i++)
+                name[i] = (char)toupper((unsigned char)k->name[i]);
+            strcat(name, "Keyword");
+            (void)pg_enable_list(m, name, NULL, p->name, list);
+            return;
+        }
 }
 
 /* What palev-gen generate, selftest and enable-list do, minus the writing: emit only for a
@@ -41,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_files(&files);
         (void)pg_enable_list(m, NULL, NULL, NULL, &list);
         (void)pg_enable_list(m, "0x1", "4", NULL, &list);
+        enable_by_name(m, &list);
     }
     pg_arena_free();
     return 0;
