@@ -67,7 +67,7 @@ void pg_diag_reset(void);
 /* When set (tests, fuzzing), diagnostics are not printed. */
 void pg_diag_quiet(int quiet);
 
-/* ---- types (types.c) ---------------------------------------------------------------------- */
+/* ---- winmeta tables (winmeta.c) ----------------------------------------------------------- */
 
 /* How a value of an inType is passed and recorded. */
 enum pg_kind {
@@ -261,8 +261,26 @@ typedef struct pg_options {
     const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
 } pg_options;
 
+/* The winmeta levels, tasks, opcodes and keywords a manifest uses without defining them
+ * ("win:Start" or another prefix bound to winmeta's namespace): a new node at loc, or NULL. */
+enum pg_builtin_kind { PG_BUILTIN_LEVEL, PG_BUILTIN_TASK, PG_BUILTIN_OPCODE, PG_BUILTIN_KEYWORD };
+pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc loc);
+/* A well-known channel an <importChannel> may name: 1 and its number, or 0. */
+int pg_builtin_channel(const char *name, uint64_t *value);
+
+/* ---- names (names.c) -------------------------------------------------------------------------- */
+
 /* s is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
 int pg_is_identifier(const char *s);
+/* A manifest name as a C identifier, never a keyword, libc macro or reserved name. */
+char *pg_make_ident(const char *s);
+/* Where an event's name comes from: its symbol= attribute, else the <event>. */
+pg_loc pg_event_name_loc(const pg_event *e);
+/* FireEvent<cname> unique in the manifest (derived names take their provider's name), then
+ * --symbol-prefix in front. */
+void pg_check_cnames(pg_manifest *m, const char *prefix);
+/* Generated names at file scope (emit functions, struct types) unique: errors name both places. */
+void pg_check_c_names(pg_manifest *m);
 
 /* Resolve references, derive names, validate. Returns the number of errors. */
 unsigned pg_check(pg_manifest *m, const pg_options *opt);
