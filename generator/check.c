@@ -878,7 +878,5 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                      (char *)opt->rename_from.items[i]);
     }
     pg_check_cnames(m, opt ? opt->symbol_prefix : NULL);
-    if (!pg_error_count())
-        pg_check_c_names(m);
     return pg_error_count();
 }

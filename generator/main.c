@@ -183,7 +183,7 @@ static int run(struct args *a)
         return usage_error("unknown command \"%s\"", a->command);
     m = pg_parse_file(a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
-    if (pg_error_count() || pg_check(m, &a->opt))
+    if (pg_error_count() || pg_check(m, &a->opt) || pg_lower(m))
         return EXIT_MANIFEST;
     m->usdt = a->usdt;
     if (cmd == 5)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Names and identifiers: manifest names made C identifiers, and the generated C names checked unique. */
 #include "model.h"
-#include "lower.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -215,37 +214,22 @@ void pg_check_cnames(pg_manifest *m, const char *prefix)
 /* Other names generated at file scope for the host (emit functions, struct element types) join
  * provider, event, template and struct names with '_': different names can meet ("A" + "B_C",
  * "A_B" + "C"). Hosts include every header of a manifest together and link every events unit:
- * such a collision is an error naming both places. */
-void pg_check_c_names(pg_manifest *m)
+ * such a collision is an error naming both places. The names are those pg_lower gave. */
+void pg_check_c_names(const pg_manifest *m)
 {
     pg_index names = { 0 };
     const pg_loc *o;
 
-    PG_VEC_EACH(pg_provider, p, m->providers) {
-        PG_VEC_EACH(pg_event, e, p->events) {
-            const char *fn;
-
-            if (!e->lttng_name)
-                continue;
-            fn = pg_emit_fn_name(p, e);
-            if ((o = pg_index_put(&names, fn, &e->loc)))
-                pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
-                         "name %s of the event at %s:%u", e->lttng_name, p->lttng_name, fn,
-                         o->file, o->line);
-        }
-        PG_VEC_EACH(pg_template, t, p->templates) {
-            if (!t->ident)
-                continue;
-            PG_VEC_EACH(pg_field, f, t->fields) {
-                const char *type;
-
-                if (!f->is_struct || !f->tname)
-                    continue;
-                type = pg_struct_typename(p, t, f);
-                if ((o = pg_index_put(&names, type, &f->loc)))
-                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of the struct at "
-                             "%s:%u", f->name, type, o->file, o->line);
-            }
-        }
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
+        PG_VEC_EACH(const pg_event, e, p->events)
+            if ((o = pg_index_put(&names, e->emit_fn, (void *)&e->loc)))
+                pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C "
+                         "function name %s of the event at %s:%u", e->lttng_name, p->lttng_name,
+                         e->emit_fn, o->file, o->line);
+        PG_VEC_EACH(const pg_template, t, p->templates)
+            PG_VEC_EACH(const pg_field, f, t->fields)
+                if (f->is_struct && (o = pg_index_put(&names, f->struct_type, (void *)&f->loc)))
+                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of the struct "
+                             "at %s:%u", f->name, f->struct_type, o->file, o->line);
     }
 }

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pg_diag_quiet(1);
     pg_diag_reset();
     m = pg_parse_buffer("fuzz.man", (const char *)data, size);
-    if (pg_error_count() == 0 && pg_check(m, &opt) == 0) {
+    if (pg_error_count() == 0 && pg_check(m, &opt) == 0 && pg_lower(m) == 0) {
         PG_VEC_EACH(pg_provider, p, m->providers) {
             if (!p->events.len)
                 continue;
