@@ -325,10 +325,16 @@ void pg_emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_buf *b);
 void pg_emit_tp_template(const pg_provider *p, const pg_template *t, pg_buf *b);
 void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files);
 
-/* The comma-separated P:Event list an ETW session (keywords, level) would receive. Returns 0, or 2
- * for a bad option value (reported on stderr). */
-int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
-                   const char *provider, pg_buf *out);
+/* What enable-list asks; NULL means every keyword (a hex mask or names as people say them, "GC,JIT"),
+ * every level (0..255), every provider (ETW or LTTng name). */
+typedef struct pg_enable_query {
+    const char *keywords;
+    const char *level;
+    const char *provider;
+} pg_enable_query;
+/* The events an ETW session with those keywords and level would receive, in manifest order, pushed
+ * to events (const pg_event *). Returns 0, or 2 for a bad query value, the reason in err. */
+int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err);
 
 /* The USDT probes of every provider, one line each: "P:Event arg0:name:type ..." (usdt-args). */
 void pg_usdt_list(const pg_manifest *m, pg_buf *out);
