@@ -27,13 +27,21 @@ static void banner(pg_buf *b, const pg_manifest *m, const char *purpose)
 static const char *tp_args(const pg_event *e)
 {
     if (e->args)
-        return pg_printf("LTTNG_UST_TP_ARGS(const struct %s *, a)", e->args->args_name);
+        return pg_printf("LTTNG_UST_TP_ARGS(const %s *, a)", e->args->args_type);
     return "LTTNG_UST_TP_ARGS()";
 }
 
 static int records(const pg_template *t)
 {
     return t->used && t->leaves.len;
+}
+
+static int any_records(const pg_provider *p)
+{
+    PG_VEC_EACH(const pg_template, t, p->templates)
+        if (records(t))
+            return 1;
+    return 0;
 }
 
 static const char *storage_type(const pg_field *f)
@@ -73,7 +81,7 @@ static void emit_arg_struct(pg_buf *b, const pg_template *t)
     pg_buf_printf(b, "\": the values its emit functions prepare for the probe. */\nstruct %s {\n",
                   t->args_name);
     emit_arg_members(b, t);
-    pg_buf_puts(b, "};\n\n");
+    pg_buf_printf(b, "};\ntypedef struct %s %s;\n\n", t->args_name, t->args_type);
 }
 
 static void emit_enum_value(pg_buf *b, const pg_enum *en, const pg_enum_value *v)
@@ -165,8 +173,8 @@ void pg_emit_tp_template(const pg_provider *p, const pg_template *t, pg_buf *b)
 static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
 {
     pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, %s,\n"
-                  "    LTTNG_UST_TP_ARGS(const struct %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
-                  p->lttng_name, t->class_name, t->args_name);
+                  "    LTTNG_UST_TP_ARGS(const %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
+                  p->lttng_name, t->class_name, t->args_type);
     emit_tp_fields(b, p, t);
     pg_buf_puts(b, "    )\n)\n\n");
 }
@@ -203,6 +211,10 @@ void pg_emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_buf *b)
                   P, P);
     pg_buf_printf(b, "#ifndef PALEV_%s_TP_TYPES_H\n#define PALEV_%s_TP_TYPES_H\n"
                   "#include <stddef.h>\n#include <stdint.h>\n\n", P, P);
+    if (any_records(p))
+        pg_buf_puts(b, "/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef\n"
+                    " * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,\n"
+                    " * so a probe provider built from another version of the manifest does not connect. */\n\n");
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (records(t))
             emit_arg_struct(b, t);
@@ -253,24 +265,34 @@ static void emit_probe_c(const pg_manifest *m, const pg_provider *p, pg_vec *fil
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
 
+/* The positional initialiser of an event's palev_event_descriptor. */
+#define DESCRIPTOR_FIELDS "id, version, channel, level, opcode, task, keywords"
+static const char *descriptor_init(const pg_event *e)
+{
+    return pg_printf("{ %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) }",
+                     (unsigned long long)e->value, (unsigned long long)e->version,
+                     (unsigned long long)(e->channel ? e->channel->value : 0),
+                     (unsigned long long)(e->level ? e->level->value : 0),
+                     (unsigned long long)(e->opcode ? e->opcode->value : 0),
+                     (unsigned long long)(e->task ? e->task->value : 0),
+                     (unsigned long long)e->keywords);
+}
+
 static void emit_event_stubs(pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
 {
-    const char *params = pg_params(e->tmpl), *on = pg_usdt_check(m, e);
+    const char *on = pg_usdt_check(m, e);
 
     describe_event(b, e);
     pg_usdt_emit_h_event(m, b, p, e);
     pg_buf_printf(b, "extern struct lttng_ust_tracepoint %s\n"
                   "    __attribute__((visibility(\"hidden\")));\n", e->tp_name);
-    pg_buf_printf(b, "void %s(%s)\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n",
-                  e->emit_fn, params);
+    pg_put_signature(b, pg_printf("void %s", e->emit_fn), NULL, 0, e->tmpl);
+    pg_buf_puts(b, "\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n");
     pg_buf_printf(b, "static inline int %s(void)\n{\n    return %s != 0;\n}\n\n",
                   e->enabled_name, on);
-    pg_buf_printf(b, "static inline void %s(%s)\n{\n    if (%s)\n"
-                  "        %s(%s);\n}\n\n", e->fire_name, params, on, e->emit_fn,
-                  pg_args(e->tmpl));
-    /* The macro is what callers get: the state is tested before any argument is evaluated (an
-     * inline function's arguments are computed first, loads included). (FireEvent<Sym>)(...)
-     * still reaches the function, and its address can be taken. */
+    pg_put_signature(b, pg_printf("static inline void %s", e->fire_name), NULL, 0, e->tmpl);
+    pg_buf_printf(b, "\n{\n    if (%s)\n        %s(%s);\n}\n\n", on, e->emit_fn, pg_args(e->tmpl));
+    /* The macro is what callers get: see the comment emit_events_h writes once. */
     if (*pg_args(e->tmpl))
         pg_buf_printf(b, "#define %s(...) \\\n    (%s ? %s(__VA_ARGS__) : (void)0)\n\n",
                       e->fire_name, on, e->emit_fn);
@@ -278,13 +300,19 @@ static void emit_event_stubs(pg_buf *b, const pg_manifest *m, const pg_provider 
         pg_buf_printf(b, "#define %s() \\\n    (%s ? %s() : (void)0)\n\n",
                       e->fire_name, on, e->emit_fn);
     pg_buf_printf(b, "static inline palev_event_descriptor %s(void)\n{\n"
-                  "    palev_event_descriptor d = { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) };\n\n"
-                  "    return d;\n}\n\n", e->descriptor_name, (unsigned long long)e->value,
-                  (unsigned long long)e->version,
-                  (unsigned long long)(e->channel ? e->channel->value : 0),
-                  (unsigned long long)(e->level ? e->level->value : 0),
-                  (unsigned long long)(e->opcode ? e->opcode->value : 0),
-                  (unsigned long long)(e->task ? e->task->value : 0), (unsigned long long)e->keywords);
+                  "    /* " DESCRIPTOR_FIELDS " */\n    palev_event_descriptor d = %s;\n\n"
+                  "    return d;\n}\n\n", e->descriptor_name, descriptor_init(e));
+}
+
+/* Said once for every event of the file. */
+static void explain_stubs(pg_buf *b)
+{
+    pg_buf_puts(b, "/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)\n"
+                " * records it: a macro over an inline function of the same name; the macro tests the tracepoint's\n"
+                " * state before any argument is evaluated (a function's arguments are computed first, loads\n"
+                " * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both\n"
+                " * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and\n"
+                " * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */\n\n");
 }
 
 static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
@@ -312,6 +340,7 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
             pg_emit_struct_types(b, t);
+    explain_stubs(b);
     PG_VEC_EACH(const pg_event, e, p->events)
         emit_event_stubs(b, m, p, e);
     pg_buf_printf(b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* PALEV_%s_EVENTS_H */\n", P);
@@ -348,11 +377,13 @@ static const char *count_expr(struct prep *pr, const pg_ref *r, const char *pref
 static const char *length_expr(struct prep *pr, const pg_leaf *l)
 {
     if (l->f->type->counted)
-        return pg_printf("(size_t)%s_Length", l->src);
+        return pg_printf("%s_Length", l->src);
     if (l->f->length.present)
         return count_expr(pr, &l->f->length, l->prefix);
     return "PALEV_NUL_TERMINATED";
 }
+
+#define ARRAY_DESC_FIELDS "/* kind, len_size, stride, offset, len_offset, len_const */"
 
 static const char *elem_kind(const pg_field *f)
 {
@@ -426,18 +457,20 @@ static void prep_array(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
     const char *n = f->tname, *s = l->src, *t = storage_type(f);
+    /* integer arrays are passed as stored, but for pointers (const void *const *) */
+    const char *v = f->type->is_pointer ? pg_printf("(const %s *)%s", t, s) : s;
     pg_buf *b = &pr->body;
 
     if (l->rec == PG_REC_JSON) {
         const char *len = length_expr(pr, l), *cnt = count_expr(pr, &f->count, l->prefix);
 
-        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
+        pg_buf_printf(b, "    {\n        " ARRAY_DESC_FIELDS "\n        palev_array_desc palev_d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
                       "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
                       elem_kind(f), elem_ctype(f), len, n, s, cnt);
     } else if (l->fixed) {
-        pg_buf_printf(b, "    palev_a->f_%s = %s ? (const %s *)%s : (const %s *)palev_zeros;\n", n, s, t, s, t);
+        pg_buf_printf(b, "    palev_a->f_%s = %s ? %s : (const %s *)palev_zeros;\n", n, s, v, t);
     } else {
-        pg_buf_printf(b, "    palev_a->f_%s = (const %s *)%s;\n", n, t, s);
+        pg_buf_printf(b, "    palev_a->f_%s = %s;\n", n, v);
         pg_buf_printf(b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n,
                       count_expr(pr, &f->count, l->prefix));
     }
@@ -471,7 +504,7 @@ static void prep_member(struct prep *pr, const pg_leaf *l)
         const char *lsize, *loff, *lconst;
 
         json_member_length(f, S, &lsize, &loff, &lconst);
-        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
+        pg_buf_printf(b, "    {\n        " ARRAY_DESC_FIELDS "\n        palev_array_desc palev_d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
                       "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
                       elem_kind(f), lsize, S, S, f->cname, loff, lconst, n, base, cnt);
     } else if (l->rec == PG_REC_NESTED) {
@@ -493,9 +526,10 @@ static void prep_member(struct prep *pr, const pg_leaf *l)
 static void emit_prepare(pg_buf *b, const pg_template *t)
 {
     struct prep pr = { 0 };
+    const char *lead[] = { pg_printf("struct %s *palev_a", t->args_name), "palev_scratch *palev_sc" };
 
-    pg_buf_printf(b, "static void %s(struct %s *palev_a, palev_scratch *palev_sc, %s)\n{\n",
-                  t->prepare_fn, t->args_name, pg_params(t));
+    pg_put_signature(b, pg_printf("static void %s", t->prepare_fn), lead, 2, t);
+    pg_buf_puts(b, "\n{\n");
     PG_VEC_EACH(const pg_leaf, l, t->leaves) {
         if (l->arr)
             prep_member(&pr, l);
@@ -523,7 +557,8 @@ static void emit_emit_fn(pg_buf *b, const pg_manifest *m, const pg_provider *p, 
     const pg_template *t = e->args;
     int scratch = t && t->needs_scratch;
 
-    pg_buf_printf(b, "void %s(%s)\n{\n", e->emit_fn, pg_params(e->tmpl));
+    pg_put_signature(b, pg_printf("void %s", e->emit_fn), NULL, 0, e->tmpl);
+    pg_buf_puts(b, "\n{\n");
     if (!t) {
         pg_usdt_emit_fire(m, b, p, e, "");
         pg_buf_puts(b, "}\n\n");
@@ -588,14 +623,10 @@ static void emit_registration(pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
-    pg_buf_printf(b, "static const palev_event_descriptor palev_events_%s[] = {\n", P);
+    pg_buf_printf(b, "/* { " DESCRIPTOR_FIELDS " } */\n"
+                  "static const palev_event_descriptor palev_events_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "    { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) },\n",
-                      (unsigned long long)e->value, (unsigned long long)e->version,
-                      (unsigned long long)(e->channel ? e->channel->value : 0),
-                      (unsigned long long)(e->level ? e->level->value : 0),
-                      (unsigned long long)(e->opcode ? e->opcode->value : 0),
-                      (unsigned long long)(e->task ? e->task->value : 0), (unsigned long long)e->keywords);
+        pg_buf_printf(b, "    %s,\n", descriptor_init(e));
     pg_buf_printf(b, "};\n\nstatic const char *const palev_event_names_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
         pg_buf_printf(b, "    \"%s\",\n", e->lttng_name);
@@ -604,15 +635,16 @@ static void emit_registration(pg_buf *b, const pg_provider *p)
         pg_buf_printf(b, "    &%s,\n", e->tp_state);
     pg_buf_puts(b, "};\n\n");
     emit_keyword_index(b, p);
-    pg_buf_printf(b, "const palev_provider palev_provider_%s = {\n    sizeof(palev_provider),\n"
-                  "    \"%s\",\n    ", P, P);
+    pg_buf_printf(b, "const palev_provider palev_provider_%s = {\n    sizeof(palev_provider), /* struct_size */\n"
+                  "    \"%s\", /* name */\n    ", P, P);
     pg_put_c_string(b, p->name);
-    pg_buf_printf(b, ",\n    { 0x%08xU, 0x%04x, 0x%04x, { ", p->guid_d1, p->guid_d2, p->guid_d3);
+    pg_buf_printf(b, ", /* etw_name */\n    { 0x%08xU, 0x%04x, 0x%04x, { ", p->guid_d1, p->guid_d2, p->guid_d3);
     for (int i = 0; i < 8; i++)
-        pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } },\n");
-    pg_buf_printf(b, "    %zu,\n    palev_events_%s,\n    palev_event_names_%s,\n    palev_event_states_%s,\n"
-                  "    palev_keyword_events_%s,\n    palev_keyword_start_%s,\n    \"%s\",\n};\n\n",
-                  p->events.len, P, P, P, P, P, p->layout);
+        pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } }, /* guid */\n");
+    pg_buf_printf(b, "    %zu, /* event_count */\n    palev_events_%s, /* events */\n"
+                  "    palev_event_names_%s, /* event_names */\n    palev_event_states_%s, /* event_states */\n"
+                  "    palev_keyword_events_%s, /* keyword_events */\n    palev_keyword_start_%s, /* keyword_start */\n"
+                  "    \"%s\", /* layout */\n};\n\n", p->events.len, P, P, P, P, P, p->layout);
     pg_buf_printf(b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);

@@ -137,31 +137,48 @@ char *pg_param_decl(const pg_field *f, const char *name, int in_struct)
     return s;
 }
 
-static void put_param(pg_buf *b, const pg_field *f)
+/* The declarations of a template's parameters, one string each. */
+static void param_list(const pg_template *t, pg_vec *params)
 {
-    if (b->len)
-        pg_buf_puts(b, ", ");
-    if (f->is_struct) {
-        put_decl(b, pg_printf("const %s *", f->struct_type), f->cname);
+    if (!t)
         return;
+    PG_VEC_EACH(const pg_field, f, t->fields) {
+        pg_buf b = { 0 };
+
+        if (f->is_struct)
+            put_decl(&b, pg_printf("const %s *", f->struct_type), f->cname);
+        else if (f->type)
+            pg_buf_puts(&b, pg_param_decl(f, f->cname, 0));
+        else
+            continue;
+        pg_vec_push(params, b.data);
+        if (!f->is_struct && f->type->counted)
+            pg_vec_push(params, pg_printf("uint16_t %s_Length", f->cname));
     }
-    pg_buf_puts(b, pg_param_decl(f, f->cname, 0));
-    if (f->type->counted)
-        pg_buf_printf(b, ", uint16_t %s_Length", f->cname);
 }
 
-char *pg_params(const pg_template *t)
-{
-    pg_buf b = { 0 };
-    char *s;
+/* Past this many columns a prototype takes one parameter per line. */
+#define SIGNATURE_COLUMNS 100
 
-    if (t)
-        PG_VEC_EACH(const pg_field, f, t->fields)
-            if (f->is_struct || f->type)
-                put_param(&b, f);
-    s = pg_strdup(b.len ? b.data : "void");
-    pg_buf_free(&b);
-    return s;
+void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
+                      const pg_template *t)
+{
+    pg_vec params = { 0 };
+    size_t width = strlen(head) + 2;    /* "head(...)" */
+    int wrap;
+
+    for (size_t i = 0; i < n_lead; i++)
+        pg_vec_push(&params, (void *)lead[i]);
+    param_list(t, &params);
+    if (!params.len)
+        pg_vec_push(&params, pg_strdup("void"));
+    PG_VEC_EACH(const char, p, params)
+        width += strlen(p) + (p_i ? 2 : 0);
+    wrap = width > SIGNATURE_COLUMNS;
+    pg_buf_printf(b, "%s(%s", head, wrap ? "\n    " : "");
+    PG_VEC_EACH(const char, p, params)
+        pg_buf_printf(b, "%s%s", !p_i ? "" : wrap ? ",\n    " : ", ", p);
+    pg_buf_puts(b, ")");
 }
 
 char *pg_args(const pg_template *t)

@@ -36,8 +36,11 @@ void pg_template_leaves(const pg_template *t, pg_vec *leaves);
 const char *pg_scalar_ctype(const pg_field *f);     /* storage type of an integer or float */
 char *pg_param_decl(const pg_field *f, const char *name, int in_struct);
 
-/* The FireEvent parameter list ("void" when empty) and the matching argument list. */
-char *pg_params(const pg_template *t);
+/* "head(lead..., the template's parameters)", "(void)" when there are none; one parameter per
+ * line when that would pass 100 columns. */
+void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
+                      const pg_template *t);
+/* The argument list matching the template's parameters. */
 char *pg_args(const pg_template *t);
 
 /* Typedefs for struct element types, for the public header. */

@@ -64,6 +64,7 @@ static void lower_template(const pg_provider *p, pg_template *t)
     t->needs_scratch = pg_template_needs_scratch(t);
     t->class_name = pg_printf("palev_tmpl_%s", t->ident);
     t->prepare_fn = pg_printf("palev_prepare_%s", t->ident);
+    t->args_name = pg_printf("palev_args_%s_%s", p->lttng_name, t->ident);
     name_struct_types(p, t, &t->fields);
 }
 
@@ -111,17 +112,17 @@ static void lower_names(pg_provider *p)
 /* ---- layouts ----------------------------------------------------------------------------------- */
 
 /* LTTng connects a call site to a probe when their names and their stringified TP_ARGS match.
- * Every tracepoint takes a pointer to an argument struct, so the struct's name carries a hash
- * of its layout and fields: a probe provider built from another version of the manifest then
- * fails to connect (LTTng warns) instead of reading arguments of another layout. */
+ * Every tracepoint takes a pointer to an argument struct, through a typedef whose name carries a
+ * hash of the struct's layout and fields: a probe provider built from another version of the
+ * manifest then fails to connect (LTTng warns) instead of reading arguments of another layout.
+ * The struct itself keeps a plain name, the one debuggers show. */
 static void name_arg_structs(const pg_provider *p)
 {
     PG_VEC_EACH(pg_template, t, p->templates) {
         pg_buf layout = { 0 };
 
         pg_emit_tp_template(p, t, &layout);
-        t->args_name = pg_printf("palev_args_%s_%s_%08x", p->lttng_name, t->ident,
-                                 pg_fnv1a(layout.data, layout.len));
+        t->args_type = pg_printf("%s_%08x", t->args_name, pg_fnv1a(layout.data, layout.len));
         pg_buf_free(&layout);
     }
 }

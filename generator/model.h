@@ -182,7 +182,8 @@ typedef struct pg_template {
     int needs_scratch;      /* recording converts or gathers into the scratch arena */
     char *class_name;       /* the LTTng event class: palev_tmpl_<T> */
     char *prepare_fn;       /* palev_prepare_<T> */
-    char *args_name;        /* the tracepoint argument struct */
+    char *args_name;        /* the tracepoint argument struct: palev_args_<P>_<T> */
+    char *args_type;        /* its typedef in LTTNG_UST_TP_ARGS, named with its layout's hash */
 } pg_template;
 
 typedef struct pg_named {   /* level, task, opcode, keyword, channel */
