@@ -631,8 +631,8 @@ static void emit_event(struct gen *g, pg_buf *c, pg_buf *expect, const pg_event 
     g->pre.len = g->args.len = g->expect.len = 0;
     if (g->t)
         event_args(g);
-    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%sFireEvent%s(%s);\n}\n\n", e->cname,
-                  g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->cname,
+    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%s%s(%s);\n}\n\n", e->cname,
+                  g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->fire_name,
                   g->args.len ? g->args.data : "");
     pg_buf_printf(expect, "%s:%s: { %s%s}\n", g->p->lttng_name, e->lttng_name,
                   g->expect.len ? g->expect.data : "", g->expect.len ? " " : "");
