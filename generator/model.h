@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The manifest model shared by palev-gen's phases: parse -> check -> emit. */
+/* The manifest model shared by palev-gen's phases: parse -> check -> lower -> emit. */
 #ifndef PALEVGEN_MODEL_H
 #define PALEVGEN_MODEL_H
 
@@ -280,6 +280,8 @@ typedef struct pg_options {
     pg_vec rename_to;       /* char *, LTTng names */
     const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
 } pg_options;
+
+/* ---- winmeta built-ins (winmeta.c) ------------------------------------------------------------ */
 
 /* The winmeta levels, tasks, opcodes and keywords a manifest uses without defining them
  * ("win:Start" or another prefix bound to winmeta's namespace): a new node at loc, or NULL. */
