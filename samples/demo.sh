@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 minivm=$build/samples/minivm/minivm
+collect=$build/bin/palev-collect
 trace=$build/demo-trace
 log=$build/demo.log
 
@@ -45,7 +46,8 @@ record() {
     say "recording minivm's built-in workload with palev-collect"
     local rc
     rm -rf "$trace"
-    PALEV_GEN=$build/generator/palev-gen "$build/bin/palev-collect" -m "$top/manifest/runtime.man" \
+    [ -x "$collect" ] || collect=$top/tools/palev-collect   # a build from before palev-collect
+    PALEV_GEN=$build/generator/palev-gen "$collect" -m "$top/manifest/runtime.man" \
         -o "$trace" -- "$minivm" -v >"$build/collect.out" 2>"$build/minivm.err"
     rc=$?
     sed 's/^/  /' "$build/collect.out"
@@ -126,9 +128,9 @@ report() {
   in a GUI: Trace Compass (https://eclipse.dev/tracecompass), File > Open Trace..., pick
       $metadata
   record only some areas, chosen by the manifest's keywords, like perfcollect:
-      $build/bin/palev-collect -m $top/manifest/runtime.man --keywords GC,Exception -- $minivm
+      $collect -m $top/manifest/runtime.man --keywords GC,Exception -- $minivm
   watch the events arrive through lttng-relayd:
-      $build/bin/palev-collect -m $top/manifest/runtime.man --live -- $minivm
+      $collect -m $top/manifest/runtime.man --live -- $minivm
 EOF
 }
 

@@ -77,6 +77,12 @@ gc)
         palev_fail "no lttng_ust_statedump:bin_info of minivm"
     babeltrace2 "$work/trace" | grep -q -E '\{ vpid = '"$pid"', vtid = [0-9]+, procname = "minivm" \}' ||
         palev_fail "events lack the vpid, vtid and procname contexts"
+    # Two manifests: a keyword one of them does not know selects its keyword-less events, and
+    # events both list (Paleventing's own) are enabled once.
+    "$pcollect" -m "$manifest" -m "$(dirname "$manifest")/eventsource.man" --keywords gc --no-check \
+        -o "$work/two" -- true > two.out 2>&1 || palev_fail "two manifests: exit $?: $(cat two.out)"
+    grep -q -x 'palev-collect: session palev-collect-[0-9]* records 11 events of Palev_Runtime Paleventing and paleventing.s own' two.out ||
+        palev_fail "two manifests: not the 9 GC and keyword-less events and Paleventing's 2: $(cat two.out)"
     ;;
 noprovider)
     palev_require_sessiond
@@ -157,6 +163,8 @@ errors)
     expect_exit 2 'missing tool: lttng' env PATH=/nonexistent /bin/bash "$collect" -- true
     PALEV_GEN=/nonexistent expect_exit 2 'missing tool: palev-gen' "$collect" -- true
     expect_exit 2 'no manifest: give the program' "$pcollect" -- true
+    expect_exit 2 'no manifest knows the keywords "bogus": nothing recorded' \
+        "$pcollect" -m "$manifest" -m "$(dirname "$manifest")/eventsource.man" --keywords bogus -- true
     expect_exit 2 'unknown keyword "nope" in .*runtime.man (not a hex mask either); Palev_Runtime keywords: GC, JIT, Exception, Threading, Loader' \
         "$pcollect" -m "$manifest" --keywords nope -- true
     expect_exit 2 'cannot read the manifest' "$collect" -m /nonexistent.man -- true
