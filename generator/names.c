@@ -211,25 +211,53 @@ void pg_check_cnames(pg_manifest *m, const char *prefix)
                 e->cname = pg_printf("%s%s", prefix, e->cname);
 }
 
-/* Other names generated at file scope for the host (emit functions, struct element types) join
- * provider, event, template and struct names with '_': different names can meet ("A" + "B_C",
- * "A_B" + "C"). Hosts include every header of a manifest together and link every events unit:
- * such a collision is an error naming both places. The names are those pg_lower gave. */
+/* A name at file scope and what took it first. */
+struct c_name {
+    pg_loc loc;
+    const char *owner;      /* "the event", "the struct", ... */
+};
+
+/* NULL when name is free (it is then taken), else what has it. */
+static const struct c_name *claim(pg_index *names, const char *name, pg_loc loc, const char *owner)
+{
+    struct c_name *c = pg_alloc(sizeof(*c));
+
+    c->loc = loc;
+    c->owner = owner;
+    return pg_index_put(names, name, c);
+}
+
+static void claim_event(pg_index *names, const pg_manifest *m, const pg_event *e)
+{
+    const struct c_name *o;
+    const char *P = e->provider->lttng_name;
+
+    if ((o = claim(names, e->emit_fn, e->loc, "the event")))
+        pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
+                 "name %s of %s at %s:%u", e->lttng_name, P, e->emit_fn, o->owner, o->loc.file,
+                 o->loc.line);
+    if (m->usdt && (o = claim(names, e->semaphore, e->loc, "the USDT semaphore of the event")))
+        pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the USDT "
+                 "semaphore name %s of %s at %s:%u", e->lttng_name, P, e->semaphore, o->owner,
+                 o->loc.file, o->loc.line);
+}
+
+/* Other names generated at file scope for the host (emit functions, struct element types, USDT
+ * semaphores) join provider, event, template and struct names with '_': different names can meet
+ * ("A" + "B_C", "A_B" + "C"). Hosts include every header of a manifest together and link every
+ * events unit: such a collision is an error naming both places. The names are those pg_lower gave. */
 void pg_check_c_names(const pg_manifest *m)
 {
     pg_index names = { 0 };
-    const pg_loc *o;
+    const struct c_name *o;
 
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         PG_VEC_EACH(const pg_event, e, p->events)
-            if ((o = pg_index_put(&names, e->emit_fn, (void *)&e->loc)))
-                pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C "
-                         "function name %s of the event at %s:%u", e->lttng_name, p->lttng_name,
-                         e->emit_fn, o->file, o->line);
+            claim_event(&names, m, e);
         PG_VEC_EACH(const pg_template, t, p->templates)
             PG_VEC_EACH(const pg_field, f, t->fields)
-                if (f->is_struct && (o = pg_index_put(&names, f->struct_type, (void *)&f->loc)))
-                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of the struct "
-                             "at %s:%u", f->name, f->struct_type, o->file, o->line);
+                if (f->is_struct && (o = claim(&names, f->struct_type, f->loc, "the struct")))
+                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of %s at %s:%u",
+                             f->name, f->struct_type, o->owner, o->loc.file, o->loc.line);
     }
 }
