@@ -79,25 +79,17 @@ static void leaf_args(const pg_leaf *l, pg_vec *args)
     }
 }
 
-static int has_leaves(const pg_event *e, pg_vec *leaves)
-{
-    if (e->tmpl)
-        pg_template_leaves(e->tmpl, leaves);
-    return leaves->len > 0;
-}
-
 /* The probe's arguments in field order; when they do not fit in 12, the fields that fit in 11
  * and then a pointer to the whole argument struct. */
 static void event_args(const pg_event *e, pg_vec *args)
 {
-    pg_vec leaves = { 0 };
     size_t need = 0, used = 0;
 
-    if (!has_leaves(e, &leaves))
+    if (!e->args)
         return;
-    PG_VEC_EACH(const pg_leaf, l, leaves)
+    PG_VEC_EACH(const pg_leaf, l, e->args->leaves)
         need += leaf_width(l);
-    PG_VEC_EACH(const pg_leaf, l, leaves) {
+    PG_VEC_EACH(const pg_leaf, l, e->args->leaves) {
         if (need > USDT_MAX_ARGS && used + leaf_width(l) > USDT_MAX_ARGS - 1)
             break;
         leaf_args(l, args);
@@ -105,20 +97,14 @@ static void event_args(const pg_event *e, pg_vec *args)
     }
     if (need > USDT_MAX_ARGS)
         add_arg(args, "&palev_a", "args", pg_printf("const struct %s * (every field, %s-tp.h)",
-                e->tmpl->args_name, e->provider->lttng_name), "struct*");
+                e->args->args_name, e->provider->lttng_name), "struct*");
 }
 
-static const char *semaphore(const pg_provider *p, const pg_event *e)
-{
-    return pg_printf("%s_%s_semaphore", p->lttng_name, e->lttng_name);
-}
-
-const char *pg_usdt_check(const pg_manifest *m, const pg_provider *p, const pg_event *e,
-                          const char *state)
+const char *pg_usdt_check(const pg_manifest *m, const pg_event *e)
 {
     if (!m->usdt)
-        return pg_printf("PALEV_TP_STATE_ENABLED(%s)", state);
-    return pg_printf("PALEV_TP_OR_USDT(%s, %s)", state, semaphore(p, e));
+        return pg_printf("PALEV_TP_STATE_ENABLED(%s)", e->tp_state);
+    return pg_printf("PALEV_TP_OR_USDT(%s, %s)", e->tp_state, e->semaphore);
 }
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
@@ -171,7 +157,7 @@ void pg_usdt_emit_h_event(const pg_manifest *m, pg_buf *b, const pg_provider *p,
     PG_VEC_EACH(const usdt_arg, a, args)
         pg_buf_printf(b, " *   arg%zu  %s: %s\n", i++, a->name, a->type);
     pg_buf_printf(b, " */\nextern unsigned short %s __attribute__((visibility(\"hidden\")));\n",
-                  semaphore(p, e));
+                  e->semaphore);
 }
 
 /* ---- <P>-events.c ------------------------------------------------------------------------------ */
@@ -199,7 +185,7 @@ void pg_usdt_emit_c_prelude(const pg_manifest *m, pg_buf *b, const pg_provider *
     PG_VEC_EACH(const pg_event, e, p->events)
         pg_buf_printf(b, "__extension__ unsigned short %s\n"
                       "    __attribute__((used, section(\".probes\"), visibility(\"hidden\")));\n",
-                      semaphore(p, e));
+                      e->semaphore);
     pg_buf_puts(b, "\n");
     if (uses_float(p, 32))
         pg_buf_puts(b, "static uint32_t palev_usdt_bits32(float v)\n{\n    uint32_t u;\n\n"
@@ -212,7 +198,7 @@ void pg_usdt_emit_c_prelude(const pg_manifest *m, pg_buf *b, const pg_provider *
 /* The tracepoint records only when LTTng enabled it; the probe fires only while its semaphore is
  * up. Either may be what brought the caller here. */
 void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
-                       const char *state, const char *tp_args)
+                       const char *tp_args)
 {
     pg_vec args = { 0 };
 
@@ -222,8 +208,8 @@ void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, co
     }
     event_args(e, &args);
     pg_buf_printf(b, "    if (PALEV_TP_STATE_ENABLED(%s))\n        lttng_ust_do_tracepoint(%s, %s%s);\n",
-                  state, p->lttng_name, e->lttng_name, tp_args);
-    pg_buf_printf(b, "    if (PALEV_USDT_ACTIVE(%s))\n", semaphore(p, e));
+                  e->tp_state, p->lttng_name, e->lttng_name, tp_args);
+    pg_buf_printf(b, "    if (PALEV_USDT_ACTIVE(%s))\n", e->semaphore);
     if (!args.len) {
         pg_buf_printf(b, "        STAP_PROBE(%s, %s);\n", p->lttng_name, e->lttng_name);
         return;
@@ -244,7 +230,7 @@ void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p)
         return;
     pg_buf_printf(b, "\nstatic const unsigned short *const palev_usdt_semaphores_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "    &%s,\n", semaphore(p, e));
+        pg_buf_printf(b, "    &%s,\n", e->semaphore);
     pg_buf_printf(b, "};\n\nstatic int palev_usdt_group_%s(int group, uint8_t level)\n{\n"
                   "    for (uint32_t k = palev_keyword_start_%s[group]; k < palev_keyword_start_%s[group + 1]; k++) {\n"
                   "        uint32_t i = palev_keyword_events_%s[k];\n\n"

@@ -3,7 +3,6 @@
 #include "model.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,25 +47,25 @@ static int find_keyword(const pg_provider *p, const char *name, uint64_t *mask)
 }
 
 /* The unknown keyword's error: which manifest was read and each provider's keywords. */
-static void unknown_keyword(const pg_manifest *m, const pg_provider *only, const char *name)
+static int unknown_keyword(const pg_manifest *m, const pg_provider *only, const char *name,
+                           pg_buf *err)
 {
-    fprintf(stderr, "palev-gen: unknown keyword \"%s\" in %s (not a hex mask either)", name,
-            m->path);
+    pg_buf_printf(err, "unknown keyword \"%s\" in %s (not a hex mask either)", name, m->path);
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         const char *sep = ":";
 
         if (only && p != only)
             continue;
-        fprintf(stderr, "; %s keywords", p->lttng_name);
+        pg_buf_printf(err, "; %s keywords", p->lttng_name);
         PG_VEC_EACH(const pg_named, k, p->keywords)
             if (k->name) {
-                fprintf(stderr, "%s %s", sep, k->name);
+                pg_buf_printf(err, "%s %s", sep, k->name);
                 sep = ",";
             }
         if (*sep == ':')
-            fputs(": none", stderr);
+            pg_buf_puts(err, ": none");
     }
-    fputc('\n', stderr);
+    return 2;
 }
 
 /* The first name of the list that is no keyword of the providers asked about, or NULL when all
@@ -114,47 +113,47 @@ static int selected(const pg_event *e, uint64_t level, uint64_t mask)
     return (level == 0 || l <= level) && (e->keywords == 0 || (e->keywords & mask) != 0);
 }
 
-int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
-                   const char *provider, pg_buf *out)
+/* --level: a number from 0 to 255. */
+static int parse_level(const char *level, uint64_t *lvl, pg_buf *err)
 {
-    const pg_provider *only = NULL;
-    uint64_t lvl = 0, mask;
-    const char *unknown;
-    int names;
     char *end;
 
-    if (provider) {
-        PG_VEC_EACH(const pg_provider, p, m->providers)
-            if (strcmp(p->name, provider) == 0 || strcmp(p->lttng_name, provider) == 0)
-                only = p;
-        if (!only) {
-            fprintf(stderr, "palev-gen: no provider \"%s\" in %s\n", provider, m->path);
-            return 2;
-        }
-    }
-    if (level) {
-        errno = 0;
-        lvl = strtoull(level, &end, 10);
-        if (errno || !*level || *end || lvl > 255 || *level == '-') {
-            fprintf(stderr, "palev-gen: --level wants a number from 0 to 255, not \"%s\"\n", level);
-            return 2;
-        }
-    }
-    unknown = keywords ? unknown_name(m, only, keywords) : NULL;
-    names = keywords && !unknown;
-    if (unknown && !parse_number(keywords, &mask)) {
-        unknown_keyword(m, only, unknown);
+    errno = 0;
+    *lvl = level ? strtoull(level, &end, 10) : 0;
+    if (level && (errno || !*level || *end || *lvl > 255 || *level == '-')) {
+        pg_buf_printf(err, "--level wants a number from 0 to 255, not \"%s\"", level);
         return 2;
     }
-    PG_VEC_EACH(const pg_provider, p, m->providers) {
-        mask = mask_for(p, keywords, names);
+    return 0;
+}
 
+int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err)
+{
+    const pg_provider *only = NULL;
+    uint64_t lvl, mask;
+    const char *unknown;
+
+    if (q->provider) {
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            if (strcmp(p->name, q->provider) == 0 || strcmp(p->lttng_name, q->provider) == 0)
+                only = p;
+        if (!only) {
+            pg_buf_printf(err, "no provider \"%s\" in %s", q->provider, m->path);
+            return 2;
+        }
+    }
+    if (parse_level(q->level, &lvl, err))
+        return 2;
+    unknown = q->keywords ? unknown_name(m, only, q->keywords) : NULL;
+    if (unknown && !parse_number(q->keywords, &mask))
+        return unknown_keyword(m, only, unknown, err);
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (only && p != only)
             continue;
+        mask = mask_for(p, q->keywords, q->keywords && !unknown);
         PG_VEC_EACH(const pg_event, e, p->events)
             if (selected(e, lvl, mask))
-                pg_buf_printf(out, "%s%s:%s", out->len ? "," : "", p->lttng_name, e->lttng_name);
+                pg_vec_push(events, (void *)e);
     }
-    pg_buf_puts(out, "\n");
     return 0;
 }

@@ -141,13 +141,13 @@ static int write_output(const char *dir, pg_vec *files)
     return pg_write_files(dir, files) ? EXIT_MANIFEST : 0;
 }
 
-static int run_generate(struct args *a, pg_manifest *m, int selftest)
+static int write_providers(const struct args *a, const pg_manifest *m, int selftest)
 {
     pg_vec files = { 0 };
 
     if (!a->outdir)
         return usage_error("%s needs -o OUTDIR", a->command);
-    PG_VEC_EACH(pg_provider, p, m->providers) {
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (!p->events.len) {
             pg_warning(p->loc, "provider \"%s\" has no events: nothing generated", p->name);
             continue;
@@ -160,50 +160,92 @@ static int run_generate(struct args *a, pg_manifest *m, int selftest)
     return write_output(a->outdir, &files);
 }
 
-static int print_usdt_args(const pg_manifest *m)
+static int run_generate(const struct args *a, const pg_manifest *m)
+{
+    return write_providers(a, m, 0);
+}
+
+static int run_selftest(const struct args *a, const pg_manifest *m)
+{
+    return write_providers(a, m, 1);
+}
+
+/* Checking is what every command does first. */
+static int run_check(const struct args *a, const pg_manifest *m)
+{
+    (void)a, (void)m;
+    return 0;
+}
+
+/* The comma-separated P:Event list, for lttng enable-event. */
+static int run_enable_list(const struct args *a, const pg_manifest *m)
+{
+    pg_enable_query q = { a->keywords, a->level, a->provider };
+    pg_vec events = { 0 };
+    pg_buf err = { 0 };
+
+    if (pg_enable_list(m, &q, &events, &err)) {
+        fprintf(stderr, "palev-gen: %s\n", err.data);
+        return EXIT_USAGE;
+    }
+    PG_VEC_EACH(const pg_event, e, events)
+        printf("%s%s:%s", e_i ? "," : "", e->provider->lttng_name, e->lttng_name);
+    printf("\n");
+    return 0;
+}
+
+/* The LTTng names generate would use, one per line (for build systems). */
+static int run_providers(const struct args *a, const pg_manifest *m)
+{
+    (void)a;
+    PG_VEC_EACH(const pg_provider, p, m->providers)
+        if (p->events.len)
+            printf("%s\n", p->lttng_name);
+    return 0;
+}
+
+static int run_usdt_args(const struct args *a, const pg_manifest *m)
 {
     pg_buf out = { 0 };
 
+    (void)a;
     pg_usdt_list(m, &out);
     fputs(out.data ? out.data : "", stdout);
     pg_buf_free(&out);
     return 0;
 }
 
-static int run(struct args *a)
-{
-    static const char *const commands[] = { "generate", "check", "selftest", "enable-list",
-                                            "providers", "usdt-args" };
-    pg_manifest *m;
-    size_t cmd = 0;
+static const struct command {
+    const char *name;
+    int (*run)(const struct args *a, const pg_manifest *m);
+} commands[] = {
+    { "generate", run_generate },
+    { "check", run_check },
+    { "selftest", run_selftest },
+    { "enable-list", run_enable_list },
+    { "providers", run_providers },
+    { "usdt-args", run_usdt_args },
+};
 
-    while (cmd < 6 && strcmp(commands[cmd], a->command) != 0)
-        cmd++;
-    if (cmd == 6)
+/* Every command parses, checks and lowers the manifest, then does its own part. */
+static int run(const struct args *a)
+{
+    const struct command *cmd = NULL;
+    pg_manifest *m;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, a->command) == 0)
+            cmd = &commands[i];
+    if (!cmd)
         return usage_error("unknown command \"%s\"", a->command);
     m = pg_parse_file(a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
     if (pg_error_count() || pg_check(m, &a->opt))
         return EXIT_MANIFEST;
     m->usdt = a->usdt;
-    if (cmd == 5)
-        return print_usdt_args(m);
-    if (cmd == 0 || cmd == 2)
-        return run_generate(a, m, cmd == 2);
-    if (cmd == 3) {
-        pg_buf out = { 0 };
-        int rc = pg_enable_list(m, a->keywords, a->level, a->provider, &out);
-
-        if (!rc)
-            fputs(out.data ? out.data : "\n", stdout);
-        pg_buf_free(&out);
-        return rc;
-    }
-    /* providers: the LTTng names generate would use, one per line (for build systems) */
-    PG_VEC_EACH(pg_provider, p, m->providers)
-        if (cmd == 4 && p->events.len)
-            printf("%s\n", p->lttng_name);
-    return 0;
+    if (pg_lower(m))
+        return EXIT_MANIFEST;
+    return cmd->run(a, m);
 }
 
 int main(int argc, char **argv)

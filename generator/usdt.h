@@ -5,10 +5,9 @@
 
 #include "lower.h"
 
-/* The inline check of FireEvent<Sym>() / EventEnabled<Sym>() on tracepoint state `state`: the
- * state alone, or (--usdt) the state or the event's semaphore, in one branch. */
-const char *pg_usdt_check(const pg_manifest *m, const pg_provider *p, const pg_event *e,
-                          const char *state);
+/* The inline check of FireEvent<Sym>() / EventEnabled<Sym>() on the event's tracepoint state:
+ * the state alone, or (--usdt) the state or the event's semaphore, in one branch. */
+const char *pg_usdt_check(const pg_manifest *m, const pg_event *e);
 
 /* <P>-events.h: with --usdt, ProviderEnabled<P>() also answers for attached USDT tools; returns 1
  * when it wrote it, 0 (nothing written) without --usdt. */
@@ -25,6 +24,6 @@ void pg_usdt_emit_c_prelude(const pg_manifest *m, pg_buf *b, const pg_provider *
 /* <P>-events.c, after the registration tables: the USDT side of ProviderEnabled<P>(). */
 void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p);
 void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
-                       const char *state, const char *tp_args);
+                       const char *tp_args);
 
 #endif /* PALEVGEN_USDT_H */

@@ -13,7 +13,8 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang)}
 [ -n "$CLANG" ] || { echo "SKIP: clang not found"; exit 77; }
 mkdir -p "$out" || exit 1
 
-gen_sources="util.c types.c parse.c check.c lower.c emit.c emit_usdt.c selftest.c enable_list.c"
+# Every file of palev-gen but its command line.
+gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 # Every file of libpaleventing but those that need generated tracepoint headers.
 pal_sources=$(cd "$top/pal" && ls *.c | grep -v -E '^(eventsource|provider)\.c$')
 

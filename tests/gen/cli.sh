@@ -41,3 +41,23 @@ printf 'void f(void);\nvoid f(void) { FireEventGCEnd(); FireEventThird_GCEnd(); 
 cc -Wall -Wextra -Werror -fsyntax-only -I"$work/a" -I"$work/b" -I"$inc" "$work/both.c" ||
     fail "two manifests in one unit with --symbol-prefix Third_ do not compile"
 echo "two manifests with the same symbols in one unit: compile with --symbol-prefix"
+
+# --usdt: an event's semaphore <P>_<E>_semaphore and a struct type <P>_<T>_<S> can meet; both are
+# declared in <P>-events.h, so generate --usdt refuses what would not compile (without --usdt there
+# is no semaphore and nothing to refuse).
+cat > "$work/sem.man" <<'MAN'
+<?xml version="1.0" encoding="utf-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+<instrumentation><events>
+<provider name="Sem" guid="{0b5e7d2c-3333-4222-8333-444455556666}" symbol="SEM">
+<templates>
+<template tid="X"><struct name="semaphore"><data name="A" inType="win:UInt32"/></struct></template>
+</templates>
+<events><event value="1" symbol="X" template="X"/></events>
+</provider></events></instrumentation></instrumentationManifest>
+MAN
+expect 1 "$work/sem.man:7: error: struct \"semaphore\" would get the C type name Sem_X_semaphore of the USDT semaphore of the event at $work/sem.man:9" \
+    generate --usdt -o "$work/sem" "$work/sem.man"
+[ ! -e "$work/sem" ] || [ -z "$(ls -A "$work/sem")" ] || fail "generate --usdt wrote files for a refused manifest"
+"$gen" generate -o "$work/sem" "$work/sem.man" 2>/dev/null || fail "the same manifest without --usdt is refused"

@@ -9,7 +9,14 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Spelling_T_77520a7f *palev_a, palev_scratch *palev_sc, uint32_t Count, const char16_t *Name, int32_t Flag, uint64_t Size, int32_t Code)
+static void palev_prepare_T(
+    struct palev_args_Spelling_T *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Count,
+    const char16_t *Name,
+    int32_t Flag,
+    uint64_t Size,
+    int32_t Code)
 {
     palev_a->f_Count = Count;
     palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
@@ -18,11 +25,16 @@ static void palev_prepare_T(struct palev_args_Spelling_T_77520a7f *palev_a, pale
     palev_a->f_Code = Code;
 }
 
-void palev_emit_Spelling_Spelled(uint32_t Count, const char16_t *Name, int32_t Flag, uint64_t Size, int32_t Code)
+void palev_emit_Spelling_Spelled(
+    uint32_t Count,
+    const char16_t *Name,
+    int32_t Flag,
+    uint64_t Size,
+    int32_t Code)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Spelling_T_77520a7f palev_a;
+    struct palev_args_Spelling_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Count, Name, Flag, Size, Code);
@@ -30,6 +42,7 @@ void palev_emit_Spelling_Spelled(uint32_t Count, const char16_t *Name, int32_t F
     palev_scratch_fini(&palev_sc);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Spelling[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) },
 };
@@ -55,17 +68,17 @@ static const uint32_t palev_keyword_start_Spelling[66] = {
 };
 
 const palev_provider palev_provider_Spelling = {
-    sizeof(palev_provider),
-    "Spelling",
-    "Spelling",
-    { 0x2b3c4d5eU, 0x6f70, 0x4182, { 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9, 0x01 } },
-    1,
-    palev_events_Spelling,
-    palev_event_names_Spelling,
-    palev_event_states_Spelling,
-    palev_keyword_events_Spelling,
-    palev_keyword_start_Spelling,
-    "palev-layout:Spelling:66c2751c",
+    sizeof(palev_provider), /* struct_size */
+    "Spelling", /* name */
+    "Spelling", /* etw_name */
+    { 0x2b3c4d5eU, 0x6f70, 0x4182, { 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9, 0x01 } }, /* guid */
+    1, /* event_count */
+    palev_events_Spelling, /* events */
+    palev_event_names_Spelling, /* event_names */
+    palev_event_states_Spelling, /* event_states */
+    palev_keyword_events_Spelling, /* keyword_events */
+    palev_keyword_start_Spelling, /* keyword_start */
+    "palev-layout:Spelling:17c0c73b", /* layout */
 };
 
 /* Load libSpelling-lttng.so at start-up, so a host that never calls palev_init() traces. */

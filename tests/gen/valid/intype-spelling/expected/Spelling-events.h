@@ -22,10 +22,22 @@ static inline int ProviderEnabledSpelling(uint8_t level, uint64_t keywords)
     return palev_provider_is_enabled(&palev_provider_Spelling, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* Spelled: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Spelling___Spelled
     __attribute__((visibility("hidden")));
-void palev_emit_Spelling_Spelled(uint32_t Count, const char16_t *Name, int32_t Flag, uint64_t Size, int32_t Code)
+void palev_emit_Spelling_Spelled(
+    uint32_t Count,
+    const char16_t *Name,
+    int32_t Flag,
+    uint64_t Size,
+    int32_t Code)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledSpelled(void)
@@ -33,7 +45,12 @@ static inline int EventEnabledSpelled(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Spelling___Spelled.state) != 0;
 }
 
-static inline void FireEventSpelled(uint32_t Count, const char16_t *Name, int32_t Flag, uint64_t Size, int32_t Code)
+static inline void FireEventSpelled(
+    uint32_t Count,
+    const char16_t *Name,
+    int32_t Flag,
+    uint64_t Size,
+    int32_t Code)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Spelling___Spelled.state))
         palev_emit_Spelling_Spelled(Count, Name, Flag, Size, Code);
@@ -44,6 +61,7 @@ static inline void FireEventSpelled(uint32_t Count, const char16_t *Name, int32_
 
 static inline palev_event_descriptor EventDescriptorSpelled(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;

@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Spelling[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Spelling[] = "palev-layout:Spelling:66c2751c";
+const char palev_layout_Spelling[] = "palev-layout:Spelling:17c0c73b";

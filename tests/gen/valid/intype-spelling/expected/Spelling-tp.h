@@ -13,14 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Spelling_T_77520a7f {
+struct palev_args_Spelling_T {
     uint32_t f_Count;
     const char *f_Name;
     int32_t f_Flag;
     uint64_t f_Size;
     int32_t f_Code;
 };
+typedef struct palev_args_Spelling_T palev_args_Spelling_T_77520a7f;
 
 #endif
 
@@ -38,7 +43,7 @@ LTTNG_UST_TRACEPOINT_ENUM(Spelling, palev_bool,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Spelling, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Spelling_T_77520a7f *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Spelling_T_77520a7f *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Count, a->f_Count)
         lttng_ust_field_string(Name, a->f_Name)
@@ -50,7 +55,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Spelling, palev_tmpl_T,
 
 /* Spelled: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Spelling, palev_tmpl_T, Spelling, Spelled,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Spelling_T_77520a7f *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Spelling_T_77520a7f *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Spelling, Spelled, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 #endif

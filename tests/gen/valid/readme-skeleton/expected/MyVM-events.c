@@ -9,7 +9,12 @@
 
 #include <stddef.h>
 
-static void palev_prepare_GCStartArgs(struct palev_args_MyVM_GCStartArgs_1bebe3f0 *palev_a, palev_scratch *palev_sc, uint32_t Count, uint32_t Reason, const char16_t *Heap)
+static void palev_prepare_GCStartArgs(
+    struct palev_args_MyVM_GCStartArgs *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Count,
+    uint32_t Reason,
+    const char16_t *Heap)
 {
     palev_a->f_Count = Count;
     palev_a->f_Reason = Reason;
@@ -20,7 +25,7 @@ void palev_emit_MyVM_GCStart(uint32_t Count, uint32_t Reason, const char16_t *He
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_MyVM_GCStartArgs_1bebe3f0 palev_a;
+    struct palev_args_MyVM_GCStartArgs palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_GCStartArgs(&palev_a, &palev_sc, Count, Reason, Heap);
@@ -33,6 +38,7 @@ void palev_emit_MyVM_GCEnd(void)
     lttng_ust_do_tracepoint(MyVM, GCEnd);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_MyVM[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x1) },
     { 2, 0, 0, 4, 0, 0, UINT64_C(0x1) },
@@ -61,17 +67,17 @@ static const uint32_t palev_keyword_start_MyVM[66] = {
 };
 
 const palev_provider palev_provider_MyVM = {
-    sizeof(palev_provider),
-    "MyVM",
-    "MyVM",
-    { 0x3f1c2b7aU, 0x9d4e, 0x4c61, { 0x8a, 0x2f, 0x5b, 0x0e, 0x7d, 0x6c, 0x1a, 0x94 } },
-    2,
-    palev_events_MyVM,
-    palev_event_names_MyVM,
-    palev_event_states_MyVM,
-    palev_keyword_events_MyVM,
-    palev_keyword_start_MyVM,
-    "palev-layout:MyVM:2c1914e8",
+    sizeof(palev_provider), /* struct_size */
+    "MyVM", /* name */
+    "MyVM", /* etw_name */
+    { 0x3f1c2b7aU, 0x9d4e, 0x4c61, { 0x8a, 0x2f, 0x5b, 0x0e, 0x7d, 0x6c, 0x1a, 0x94 } }, /* guid */
+    2, /* event_count */
+    palev_events_MyVM, /* events */
+    palev_event_names_MyVM, /* event_names */
+    palev_event_states_MyVM, /* event_states */
+    palev_keyword_events_MyVM, /* keyword_events */
+    palev_keyword_start_MyVM, /* keyword_start */
+    "palev-layout:MyVM:f66a3047", /* layout */
 };
 
 /* Load libMyVM-lttng.so at start-up, so a host that never calls palev_init() traces. */

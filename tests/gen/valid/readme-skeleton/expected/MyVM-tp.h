@@ -13,12 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "GCStartArgs": the values its emit functions prepare for the probe. */
-struct palev_args_MyVM_GCStartArgs_1bebe3f0 {
+struct palev_args_MyVM_GCStartArgs {
     uint32_t f_Count;
     uint32_t f_Reason;
     const char *f_Heap;
 };
+typedef struct palev_args_MyVM_GCStartArgs palev_args_MyVM_GCStartArgs_1bebe3f0;
 
 #endif
 
@@ -28,7 +33,7 @@ struct palev_args_MyVM_GCStartArgs_1bebe3f0 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(MyVM, palev_tmpl_GCStartArgs,
-    LTTNG_UST_TP_ARGS(const struct palev_args_MyVM_GCStartArgs_1bebe3f0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_MyVM_GCStartArgs_1bebe3f0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Count, a->f_Count)
         lttng_ust_field_integer(uint32_t, Reason, a->f_Reason)
@@ -43,7 +48,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(MyVM, palev_empty,
 
 /* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, template GCStartArgs */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(MyVM, palev_tmpl_GCStartArgs, MyVM, GCStart,
-    LTTNG_UST_TP_ARGS(const struct palev_args_MyVM_GCStartArgs_1bebe3f0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_MyVM_GCStartArgs_1bebe3f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(MyVM, GCStart, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x1 */

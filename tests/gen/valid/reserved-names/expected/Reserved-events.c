@@ -9,7 +9,14 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Reserved_T_710301d5 *palev_a, palev_scratch *palev_sc, uint32_t __VA_ARGS___, const char *__func___, int64_t __LINE___, uint8_t _Bool_, uint16_t __tp_data_)
+static void palev_prepare_T(
+    struct palev_args_Reserved_T *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t __VA_ARGS___,
+    const char *__func___,
+    int64_t __LINE___,
+    uint8_t _Bool_,
+    uint16_t __tp_data_)
 {
     (void)palev_sc;
     palev_a->f___VA_ARGS___ = __VA_ARGS___;
@@ -19,14 +26,20 @@ static void palev_prepare_T(struct palev_args_Reserved_T_710301d5 *palev_a, pale
     palev_a->f___tp_data_ = __tp_data_;
 }
 
-void palev_emit_Reserved_Odd(uint32_t __VA_ARGS___, const char *__func___, int64_t __LINE___, uint8_t _Bool_, uint16_t __tp_data_)
+void palev_emit_Reserved_Odd(
+    uint32_t __VA_ARGS___,
+    const char *__func___,
+    int64_t __LINE___,
+    uint8_t _Bool_,
+    uint16_t __tp_data_)
 {
-    struct palev_args_Reserved_T_710301d5 palev_a;
+    struct palev_args_Reserved_T palev_a;
 
     palev_prepare_T(&palev_a, NULL, __VA_ARGS___, __func___, __LINE___, _Bool_, __tp_data_);
     lttng_ust_do_tracepoint(Reserved, Odd, &palev_a);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Reserved[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x1) },
 };
@@ -52,17 +65,17 @@ static const uint32_t palev_keyword_start_Reserved[66] = {
 };
 
 const palev_provider palev_provider_Reserved = {
-    sizeof(palev_provider),
-    "Reserved",
-    "Reserved",
-    { 0x0a1b2c3dU, 0x0000, 0x4000, { 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 } },
-    1,
-    palev_events_Reserved,
-    palev_event_names_Reserved,
-    palev_event_states_Reserved,
-    palev_keyword_events_Reserved,
-    palev_keyword_start_Reserved,
-    "palev-layout:Reserved:46624246",
+    sizeof(palev_provider), /* struct_size */
+    "Reserved", /* name */
+    "Reserved", /* etw_name */
+    { 0x0a1b2c3dU, 0x0000, 0x4000, { 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 } }, /* guid */
+    1, /* event_count */
+    palev_events_Reserved, /* events */
+    palev_event_names_Reserved, /* event_names */
+    palev_event_states_Reserved, /* event_states */
+    palev_keyword_events_Reserved, /* keyword_events */
+    palev_keyword_start_Reserved, /* keyword_start */
+    "palev-layout:Reserved:f98901e3", /* layout */
 };
 
 /* Load libReserved-lttng.so at start-up, so a host that never calls palev_init() traces. */

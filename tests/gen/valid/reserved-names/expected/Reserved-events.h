@@ -22,10 +22,22 @@ static inline int ProviderEnabledReserved(uint8_t level, uint64_t keywords)
     return palev_provider_is_enabled(&palev_provider_Reserved, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* Odd: id 1, version 0, level 4 (Informational), keywords 0x1, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Reserved___Odd
     __attribute__((visibility("hidden")));
-void palev_emit_Reserved_Odd(uint32_t __VA_ARGS___, const char *__func___, int64_t __LINE___, uint8_t _Bool_, uint16_t __tp_data_)
+void palev_emit_Reserved_Odd(
+    uint32_t __VA_ARGS___,
+    const char *__func___,
+    int64_t __LINE___,
+    uint8_t _Bool_,
+    uint16_t __tp_data_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledOdd(void)
@@ -33,7 +45,12 @@ static inline int EventEnabledOdd(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Reserved___Odd.state) != 0;
 }
 
-static inline void FireEventOdd(uint32_t __VA_ARGS___, const char *__func___, int64_t __LINE___, uint8_t _Bool_, uint16_t __tp_data_)
+static inline void FireEventOdd(
+    uint32_t __VA_ARGS___,
+    const char *__func___,
+    int64_t __LINE___,
+    uint8_t _Bool_,
+    uint16_t __tp_data_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Reserved___Odd.state))
         palev_emit_Reserved_Odd(__VA_ARGS___, __func___, __LINE___, _Bool_, __tp_data_);
@@ -44,6 +61,7 @@ static inline void FireEventOdd(uint32_t __VA_ARGS___, const char *__func___, in
 
 static inline palev_event_descriptor EventDescriptorOdd(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x1) };
 
     return d;

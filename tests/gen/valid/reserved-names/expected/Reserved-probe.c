@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Reserved[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Reserved[] = "palev-layout:Reserved:46624246";
+const char palev_layout_Reserved[] = "palev-layout:Reserved:f98901e3";

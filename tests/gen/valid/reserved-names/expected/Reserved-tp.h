@@ -13,14 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Reserved_T_710301d5 {
+struct palev_args_Reserved_T {
     uint32_t f___VA_ARGS___;
     const char *f___func___;
     int64_t f___LINE___;
     uint8_t f__Bool_;
     uint16_t f___tp_data_;
 };
+typedef struct palev_args_Reserved_T palev_args_Reserved_T_710301d5;
 
 #endif
 
@@ -30,7 +35,7 @@ struct palev_args_Reserved_T_710301d5 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Reserved, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Reserved_T_710301d5 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Reserved_T_710301d5 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, __VA_ARGS___, a->f___VA_ARGS___)
         lttng_ust_field_string(__func___, a->f___func___)
@@ -42,7 +47,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Reserved, palev_tmpl_T,
 
 /* Odd: id 1, version 0, level 4 (Informational), keywords 0x1, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Reserved, palev_tmpl_T, Reserved, Odd,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Reserved_T_710301d5 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Reserved_T_710301d5 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Reserved, Odd, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 #endif

@@ -9,7 +9,11 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Second_Runtime_T_dc129ea0 *palev_a, palev_scratch *palev_sc, uint32_t Count, const char16_t *Reason)
+static void palev_prepare_T(
+    struct palev_args_Second_Runtime_T *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Count,
+    const char16_t *Reason)
 {
     palev_a->f_Count = Count;
     palev_a->f_Reason = palev_scratch_utf16(palev_sc, Reason, PALEV_NUL_TERMINATED);
@@ -19,7 +23,7 @@ void palev_emit_Second_Runtime_GCStart(uint32_t Count, const char16_t *Reason)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Second_Runtime_T_dc129ea0 palev_a;
+    struct palev_args_Second_Runtime_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Count, Reason);
@@ -32,6 +36,7 @@ void palev_emit_Second_Runtime_GCEnd(void)
     lttng_ust_do_tracepoint(Second_Runtime, GCEnd);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Second_Runtime[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) },
     { 2, 0, 0, 4, 0, 0, UINT64_C(0x0) },
@@ -60,17 +65,17 @@ static const uint32_t palev_keyword_start_Second_Runtime[66] = {
 };
 
 const palev_provider palev_provider_Second_Runtime = {
-    sizeof(palev_provider),
-    "Second_Runtime",
-    "Second-Runtime",
-    { 0x0a1b2c3dU, 0x0000, 0x4000, { 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 } },
-    2,
-    palev_events_Second_Runtime,
-    palev_event_names_Second_Runtime,
-    palev_event_states_Second_Runtime,
-    palev_keyword_events_Second_Runtime,
-    palev_keyword_start_Second_Runtime,
-    "palev-layout:Second_Runtime:7163dbd2",
+    sizeof(palev_provider), /* struct_size */
+    "Second_Runtime", /* name */
+    "Second-Runtime", /* etw_name */
+    { 0x0a1b2c3dU, 0x0000, 0x4000, { 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02 } }, /* guid */
+    2, /* event_count */
+    palev_events_Second_Runtime, /* events */
+    palev_event_names_Second_Runtime, /* event_names */
+    palev_event_states_Second_Runtime, /* event_states */
+    palev_keyword_events_Second_Runtime, /* keyword_events */
+    palev_keyword_start_Second_Runtime, /* keyword_start */
+    "palev-layout:Second_Runtime:3b5d0b0d", /* layout */
 };
 
 /* Load libSecond_Runtime-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -22,6 +22,13 @@ static inline int ProviderEnabledSecond_Runtime(uint8_t level, uint64_t keywords
     return palev_provider_is_enabled(&palev_provider_Second_Runtime, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* GCStart: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Second_Runtime___GCStart
     __attribute__((visibility("hidden")));
@@ -44,6 +51,7 @@ static inline void FireEventSecond_GCStart(uint32_t Count, const char16_t *Reaso
 
 static inline palev_event_descriptor EventDescriptorSecond_GCStart(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -71,6 +79,7 @@ static inline void FireEventSecond_GCEnd(void)
 
 static inline palev_event_descriptor EventDescriptorSecond_GCEnd(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 2, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;

@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Second_Runtime[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Second_Runtime[] = "palev-layout:Second_Runtime:7163dbd2";
+const char palev_layout_Second_Runtime[] = "palev-layout:Second_Runtime:3b5d0b0d";

@@ -13,11 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Second_Runtime_T_dc129ea0 {
+struct palev_args_Second_Runtime_T {
     uint32_t f_Count;
     const char *f_Reason;
 };
+typedef struct palev_args_Second_Runtime_T palev_args_Second_Runtime_T_dc129ea0;
 
 #endif
 
@@ -27,7 +32,7 @@ struct palev_args_Second_Runtime_T_dc129ea0 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Second_Runtime, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Second_Runtime_T_dc129ea0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Second_Runtime_T_dc129ea0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Count, a->f_Count)
         lttng_ust_field_string(Reason, a->f_Reason)
@@ -41,7 +46,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Second_Runtime, palev_empty,
 
 /* GCStart: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Second_Runtime, palev_tmpl_T, Second_Runtime, GCStart,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Second_Runtime_T_dc129ea0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Second_Runtime_T_dc129ea0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Second_Runtime, GCStart, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x0 */
