@@ -30,7 +30,8 @@ for line in "${lines[@]}"; do
     else                                      # attached to the running one, stopped like Ctrl-C
         timeout -s INT 5 bash -c "$line" > "$work/$n.out" 2>&1
     fi
-    grep -v RLIMIT_MEMLOCK "$work/$n.out" | grep -q ERROR && fail "line $n: $line: $(grep -m2 ERROR "$work/$n.out")"
+    grep -v RLIMIT_MEMLOCK "$work/$n.out" | grep -q ERROR &&
+        fail "line $n: $line: $(grep -v RLIMIT_MEMLOCK "$work/$n.out" | grep -m2 -B2 -A2 ERROR)"
     grep -Eq '^@' "$work/$n.out" || fail "line $n printed no map: $line: $(tail -3 "$work/$n.out")"
     if [[ $line == *ustack* ]]; then
         grep -q '\[jit\]' "$work/$n.out" || fail "line $n: no JIT frame named in its stacks: $line"
