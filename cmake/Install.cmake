@@ -49,3 +49,8 @@ configure_file(${PROJECT_SOURCE_DIR}/tools/palev-collect ${PROJECT_BINARY_DIR}/b
   COPYONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
   WORLD_READ WORLD_EXECUTE)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/palev-collect DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# palev-trace: reads traces (libbabeltrace2); not part of the CMake package's exported targets.
+if(TARGET palev-trace)
+  install(TARGETS palev-trace RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()

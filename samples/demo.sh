@@ -134,6 +134,18 @@ report() {
 EOF
 }
 
+# palev-trace: the collections and other activities, and the HTML report of the whole trace.
+analyse() {
+    local pt=$build/trace/palev-trace html=$build/demo-report.html
+    local man=(-m "$top/manifest/runtime.man" -m "$top/manifest/eventsource.man")
+    say "activities (palev-trace activities --by Generation)"
+    "$pt" activities "${man[@]}" --by Generation --top 5 "$trace"
+    "$pt" report "${man[@]}" --by Generation -o "$html" "$trace" ||
+        echo "(palev-trace report exited $?: see above)"
+    say "report"
+    echo "  $html"
+}
+
 install_and_build
 [ -x "$minivm" ] || die "$minivm is missing (build first, or drop --no-build)"
 command -v lttng >/dev/null && command -v babeltrace2 >/dev/null ||
@@ -141,5 +153,6 @@ command -v lttng >/dev/null && command -v babeltrace2 >/dev/null ||
 record
 explain_minivm
 report
+analyse
 say "done in $(( $(date +%s) - demo_start )) s"
 exit 0

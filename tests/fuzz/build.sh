@@ -17,11 +17,16 @@ mkdir -p "$out" || exit 1
 gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 # Every file of libpaleventing but those that need generated tracepoint headers.
 pal_sources=$(cd "$top/pal" && ls *.c | grep -v -E '^(eventsource|provider)\.c$')
+# palev-trace's reading core (no command, no main)
+trace_sources="core.c fields.c manifest.c util.c hist.c pair.c counters.c"
 
 # sources and libraries of each target
 target_sources() {
     case $1 in
     fuzz_manifest) for f in $gen_sources; do echo "$top/generator/$f"; done ;;
+    fuzz_trace)
+        for f in $gen_sources; do echo "$top/generator/$f"; done
+        for f in $trace_sources; do echo "$top/trace/$f"; done ;;
     *) for f in $pal_sources; do echo "$top/pal/$f"; done ;;
     esac
     echo "$top/tests/fuzz/$1.c"
@@ -29,19 +34,22 @@ target_sources() {
 target_libs() {
     case $1 in
     fuzz_manifest) echo "-lexpat" ;;
+    fuzz_trace) echo "-lexpat -ljansson -lbabeltrace2 -lm" ;;
     fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread" ;;
     *) echo "-ldl -lpthread" ;;
     esac
 }
 
 all_targets() {
-    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace
 }
 
 targets=${*:-$(all_targets)}
 flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter
-       -I"$top/include" -I"$top/pal" -I"$top/generator")
+       -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace"
+       -DPALEV_FUZZ_TRACE_METADATA="\"$top/tests/fuzz/trace-metadata.tsdl\""
+       -DPALEV_FUZZ_TRACE_MANIFEST="\"$top/tests/trace/golden.man\"")
 
 # Can this clang build a libFuzzer target at all?
 probe=$out/.probe
@@ -58,7 +66,7 @@ for t in $targets; do
     sources=$(target_sources "$t")
     stale=0
     [ -x "$out/$t" ] || stale=1
-    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h; do
+    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h "$top"/trace/*.h; do
         [ "$s" -nt "$out/$t" ] && stale=1
     done
     [ $stale = 0 ] && continue

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: palev-trace's reading core over corrupt CTF packets. The input is one data
+ * stream file of the golden host's trace (tests/fuzz/trace-metadata.tsdl describes it); every
+ * event is decoded (all fields as JSON), paired into activities and read for counters, as the
+ * commands do. A damaged stream must give an error status, never a crash or a leak.
+ * babeltrace2 2.0.4's decoder itself abort()s on some damaged packets (an assertion; the
+ * babeltrace2 command dies too; palev-trace turns it into an error message), and on others
+ * allocates without end (the babeltrace2 command too): a child process tries each input first,
+ * with 5 seconds to live, and an input babeltrace2 aborts or hangs on is not run here. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "counters.h"
+#include "stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const char *__lsan_default_suppressions(void);
+
+/* babeltrace2 2.0.4 leaks an error cause on some damaged packets (8 bytes; the babeltrace2
+ * command leaks the same under valgrind): leaks allocated inside libbabeltrace2 are its own,
+ * and so are glib allocations (palev-trace does not use glib; the stack stops at g_malloc0). */
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libbabeltrace2.so\nleak:libglib-2.0.so\n";
+}
+
+static char dir[64];
+static FILE *sink_out;
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[8192];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    return rc;
+}
+
+static int setup(void)
+{
+    char path[128];
+    strcpy(dir, "/tmp/palev-fuzz-trace.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof(path), "%s/metadata", dir);
+    sink_out = fopen("/dev/null", "w");
+    return sink_out ? copy_file(PALEV_FUZZ_TRACE_METADATA, path) : -1;
+}
+
+static void on_value(const char *series, const char *event, const char *field, double v, void *data)
+{
+    (void)series, (void)event, (void)field, (void)v, (void)data;
+}
+
+static void on_event(const pt_event *ev, void *data)
+{
+    pt_field_json(sink_out, pt_payload(ev));
+    pt_pairer_event(data, ev);
+    pt_counter_values(ev, on_value, NULL);
+}
+
+/* 1 when babeltrace2 abort()s or runs away reading the stream (in a child: the fuzzer goes on). */
+static int decoder_aborts(const pt_input *in)
+{
+    pid_t pid = fork();
+    int status = 0;
+    if (pid == 0) {
+        pt_reader *r = NULL;
+        pt_sink none = { 0 };
+        signal(SIGABRT, SIG_DFL);
+        signal(SIGALRM, SIG_DFL);
+        alarm(5);
+        if (pt_open(in, &r) == 0)
+            pt_run(r, &none);
+        _exit(0);
+    }
+    pid_t got;
+    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;   /* libFuzzer's own SIGALRM ticks */
+    if (pid < 0 || got != pid)
+        abort();
+    return WIFSIGNALED(status) && (WTERMSIG(status) == SIGABRT || WTERMSIG(status) == SIGALRM);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int ready = -1;
+    char path[128];
+    const char *paths[1] = { dir }, *manifests[1] = { PALEV_FUZZ_TRACE_MANIFEST };
+    pt_input in = { .paths = paths, .npaths = 1, .manifests = manifests, .nmanifests = 1 };
+    pt_reader *r = NULL;
+    pt_pairer p;
+    if (ready < 0)
+        ready = setup();
+    if (ready)
+        abort();
+    snprintf(path, sizeof(path), "%s/stream", dir);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+        abort();
+    if (decoder_aborts(&in))
+        return 0;
+    pt_pairer_init(&p, "Kind", NULL);
+    pt_sink sink = { .event = on_event, .data = &p };
+    if (pt_open(&in, &r) == 0)
+        pt_run(r, &sink);
+    pt_pairer_finish(&p);
+    pt_pairer_free(&p);
+    pt_close(r);
+    return 0;
+}

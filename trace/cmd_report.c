@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+/* palev-trace report: one self-contained HTML page (inline CSS and SVG, no script, no network):
+ * the summary, per task a duration histogram and the instances over time, events per second,
+ * counters as line charts, the longest instances. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "counters.h"
+#include "stats.h"
+#include "summary.h"
+#include "svg.h"
+
+#define MAX_SERIES 48   /* counter series drawn; more are counted and said */
+#define SERIES_WIDTH0 1000
+
+typedef struct task_stats {
+    pt_hist hist;
+    pt_series timeline;         /* instances by start time: count and longest per bin */
+    pt_top top;
+    pt_hist *by;                /* per --by value, PT_BY_MAX of them */
+} task_stats;
+
+typedef struct counter {
+    char *name;
+    pt_series s;
+} counter;
+
+typedef struct report {
+    const pt_opts *o;
+    pt_reader *r;
+    pt_summary sum;
+    pt_pairer pairer;
+    task_stats *tasks;
+    unsigned ntasks;
+    pt_series events;
+    pt_map counter_by_name;
+    counter **counters;
+    unsigned ncounters;
+    uint64_t counters_dropped;
+    int64_t t0, now;
+    int started;
+    FILE *out;
+} report;
+
+static task_stats *task(report *rp, unsigned i)
+{
+    if (i >= rp->ntasks) {
+        rp->tasks = pt_xrealloc(rp->tasks, (i + 1) * sizeof(*rp->tasks));
+        for (unsigned k = rp->ntasks; k <= i; k++) {
+            memset(&rp->tasks[k], 0, sizeof(rp->tasks[k]));
+            pt_series_init(&rp->tasks[k].timeline, rp->t0, SERIES_WIDTH0);
+            pt_top_init(&rp->tasks[k].top, rp->o->top);
+        }
+        rp->ntasks = i + 1;
+    }
+    return &rp->tasks[i];
+}
+
+static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
+{
+    report *rp = data;
+    const pt_frame *f = &th->stack[pos];
+    task_stats *t = task(rp, f->task);
+    uint64_t d = (uint64_t)(ev->ts - f->start);
+    pt_hist_add(&t->hist, d);
+    pt_series_add(&t->timeline, f->start, (double)d);
+    if (f->by >= 0) {
+        if (!t->by)
+            t->by = pt_xcalloc(PT_BY_MAX, sizeof(*t->by));
+        pt_hist_add(&t->by[f->by], d);
+    }
+    pt_inst in = { .start = f->start, .end = ev->ts, .vpid = th->vpid, .vtid = th->vtid,
+                   .task = f->task, .by = f->by, .trace = th->trace };
+    pt_top_add(&t->top, &in);
+}
+
+static void counter_value(const char *series, const char *event, const char *field, double v, void *data)
+{
+    report *rp = data;
+    uint64_t h = pt_hash_str(series);
+    counter *c = pt_map_get(&rp->counter_by_name, h);
+    (void)event;
+    (void)field;
+    if (!c) {
+        if (rp->ncounters == MAX_SERIES) {
+            rp->counters_dropped++;
+            return;
+        }
+        c = pt_xcalloc(1, sizeof(*c));
+        c->name = pt_xstrdup(series);
+        pt_series_init(&c->s, rp->t0, SERIES_WIDTH0);
+        pt_map_put(&rp->counter_by_name, h, c);
+        rp->counters = pt_xrealloc(rp->counters, (rp->ncounters + 1) * sizeof(*rp->counters));
+        rp->counters[rp->ncounters++] = c;
+    }
+    pt_series_add(&c->s, rp->now, v);
+}
+
+static void on_event(const pt_event *ev, void *data)
+{
+    report *rp = data;
+    if (!rp->started) {
+        rp->t0 = ev->ts;
+        rp->started = 1;
+        pt_series_init(&rp->events, rp->t0, SERIES_WIDTH0);
+    }
+    rp->now = ev->ts;
+    pt_series_add(&rp->events, ev->ts, 1);
+    pt_summary_event(&rp->sum, ev);
+    pt_pairer_event(&rp->pairer, ev);
+    pt_counter_values(ev, counter_value, rp);
+}
+
+/* ---- the page ------------------------------------------------------------------------------- */
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d232b;background:#f4f6f8}"
+    "header{background:#1d3557;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}"
+    "header p{margin:4px 0 0;opacity:.85}main{padding:8px 32px 40px;max-width:1200px}"
+    "h2{font-size:18px;margin:28px 0 10px;border-bottom:2px solid #1d3557;padding-bottom:4px}"
+    "h3{font-size:15px;margin:18px 0 6px}"
+    ".cards{display:flex;flex-wrap:wrap;gap:12px;margin-top:16px}.card{background:#fff;border-radius:6px;"
+    "padding:10px 16px;box-shadow:0 1px 2px #0002;min-width:130px}.card b{display:block;font-size:20px}"
+    ".card span{color:#5a6472;font-size:12px}.warn{background:#fff1f0;border-left:4px solid #d62828;padding:8px 12px}"
+    ".ok{color:#2a7f3e}table{border-collapse:collapse;background:#fff;box-shadow:0 1px 2px #0002;margin:6px 0}"
+    "th,td{padding:4px 10px;text-align:right;border-bottom:1px solid #e3e7ec;white-space:nowrap}"
+    "th{background:#e9eef4;font-weight:600}td:first-child,th:first-child{text-align:left}"
+    "tr.split td:first-child{padding-left:26px;color:#5a6472}"
+    ".charts{display:flex;flex-wrap:wrap;gap:14px}.chart{background:#fff;box-shadow:0 1px 2px #0002;padding:6px 8px}"
+    ".chart p{margin:0 0 2px;font-size:12px;color:#5a6472}"
+    ".chart svg{display:block}svg .axis{stroke:#333;stroke-width:1}svg .grid{stroke:#ddd;stroke-width:.5}svg .tick{font-size:10px;fill:#555}"
+    "svg .bucket{fill:#457b9d}svg .pause{fill:#e76f51}svg .series{fill:none;stroke:#2a9d8f;stroke-width:1.6}"
+    "footer{color:#5a6472;font-size:12px;padding:0 32px 24px}";
+
+static void h(report *rp, const char *s)
+{
+    pt_html_text(rp->out, s);
+}
+
+static void header(report *rp)
+{
+    int64_t first = 0, last = 0;
+    char a[64], d[32];
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<link rel=\"icon\" href=\"data:,\"><title>palev-trace report: ", rp->out);
+    h(rp, rp->o->in.paths[0]);
+    fprintf(rp->out, "</title>\n<style>%s</style></head><body>\n<header><h1>Trace report</h1><p>", css);
+    h(rp, rp->o->in.paths[0]);
+    if (pt_span(rp->r, &first, &last))
+        fprintf(rp->out, " &middot; %s &middot; %s", pt_fmt_time(first, a, sizeof(a)),
+                pt_fmt_ns((double)(last - first), d, sizeof(d)));
+    fputs("</p></header>\n<main>\n", rp->out);
+}
+
+static void card(report *rp, const char *value, const char *label)
+{
+    fprintf(rp->out, "<div class=\"card\"><b>%s</b><span>%s</span></div>", value, label);
+}
+
+static void summary_cards(report *rp, uint64_t events, uint64_t lost)
+{
+    int64_t first = 0, last = 0;
+    char buf[64];
+    pt_span(rp->r, &first, &last);
+    fputs("<h2 id=\"summary\">Summary</h2>\n<div class=\"cards\">", rp->out);
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)events);
+    card(rp, buf, "events");
+    card(rp, pt_fmt_ns((double)(last - first), buf, sizeof(buf)), "time span");
+    snprintf(buf, sizeof(buf), "%.0f", pt_rate(events, first, last));
+    card(rp, buf, "events per second");
+    snprintf(buf, sizeof(buf), "%u", pt_trace_count(rp->r));
+    card(rp, buf, "traces");
+    snprintf(buf, sizeof(buf), "%u", rp->sum.nprocs);
+    card(rp, buf, "processes");
+    snprintf(buf, sizeof(buf), "%u", pt_task_count(rp->r));
+    card(rp, buf, "activity tasks");
+    snprintf(buf, sizeof(buf), "%llu", (unsigned long long)lost);
+    card(rp, buf, "events lost");
+    fputs("</div>\n", rp->out);
+    if (lost)
+        fprintf(rp->out, "<p class=\"warn\">%llu events were discarded: the tracer's buffers were full. Figures "
+                "below are lower bounds. Record again with bigger sub-buffers or fewer events.</p>\n",
+                (unsigned long long)lost);
+}
+
+static void process_table(report *rp)
+{
+    char a[32], b[32];
+    fputs("<h3>Processes</h3>\n<table><tr><th>host</th><th>vpid</th><th>process</th><th>events</th>"
+          "<th>first</th><th>last</th></tr>\n", rp->out);
+    for (unsigned i = 0; i < rp->sum.nprocs && i < 200; i++) {
+        const pt_proc *p = rp->sum.proc_list[i];
+        fputs("<tr><td>", rp->out);
+        h(rp, p->trace->hostname);
+        fprintf(rp->out, "</td><td>%lld</td><td>", (long long)p->vpid);
+        h(rp, p->procname[0] ? p->procname : "-");
+        fprintf(rp->out, "</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n", (unsigned long long)p->events,
+                pt_fmt_ns((double)(p->first - rp->t0), a, 32), pt_fmt_ns((double)(p->last - rp->t0), b, 32));
+    }
+    fputs("</table>\n", rp->out);
+}
+
+static void stats_row(report *rp, const char *cls, const char *name, const pt_hist *hs, double span,
+                      int64_t ustart, int64_t ustop)
+{
+    char c[6][32];
+    fprintf(rp->out, "<tr%s><td>", cls);
+    h(rp, name);
+    fprintf(rp->out, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+            "<td>%.1f%%</td>", (unsigned long long)hs->count, pt_fmt_ns(hs->sum, c[0], 32),
+            pt_fmt_ns(hs->count ? hs->sum / (double)hs->count : 0, c[1], 32),
+            pt_fmt_ns((double)pt_hist_percentile(hs, 50), c[2], 32), pt_fmt_ns((double)pt_hist_percentile(hs, 90), c[3], 32),
+            pt_fmt_ns((double)pt_hist_percentile(hs, 99), c[4], 32), pt_fmt_ns((double)hs->max, c[5], 32),
+            span > 0 ? 100.0 * hs->sum / span : 0.0);
+    if (ustart >= 0)
+        fprintf(rp->out, "<td>%lld / %lld</td></tr>\n", (long long)ustart, (long long)ustop);
+    else
+        fputs("<td></td></tr>\n", rp->out);
+}
+
+/* Tasks with the most instances first: the collections before the one-off Runtime and Thread. */
+static const report *order_rp;
+static int most_instances(const void *a, const void *b)
+{
+    uint64_t x = order_rp->tasks[*(const unsigned *)a].hist.count, y = order_rp->tasks[*(const unsigned *)b].hist.count;
+    return (x < y) - (x > y);
+}
+
+static unsigned *task_order(report *rp)
+{
+    unsigned n = pt_task_count(rp->r), *order = pt_xcalloc(n, sizeof(*order));
+    for (unsigned t = 0; t < n; t++) {
+        task(rp, t);
+        order[t] = t;
+    }
+    order_rp = rp;
+    qsort(order, n, sizeof(*order), most_instances);
+    return order;
+}
+
+static void activity_table(report *rp, double span, const unsigned *order)
+{
+    fputs("<h2 id=\"activities\">Activities</h2>\n<p>Start/Stop pairs of each task, per thread, innermost "
+          "first. Unmatched starts and stops are counted, never guessed.</p>\n<table><tr><th>task</th><th>count</th>"
+          "<th>total</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>of wall time</th>"
+          "<th>unmatched start / stop</th></tr>\n", rp->out);
+    for (unsigned i = 0; i < pt_task_count(rp->r); i++) {
+        unsigned t = order[i];
+        task_stats *ts = task(rp, t);
+        stats_row(rp, "", pt_task_name(rp->r, t), &ts->hist, span,
+                  t < rp->pairer.ntasks ? (int64_t)rp->pairer.unmatched_start[t] : 0,
+                  t < rp->pairer.ntasks ? (int64_t)rp->pairer.unmatched_stop[t] : 0);
+        for (unsigned b = 0; ts->by && b < rp->pairer.nby; b++) {
+            char name[300];
+            if (!ts->by[b].count || strcmp(rp->pairer.by_values[b], "-") == 0)
+                continue;
+            snprintf(name, sizeof(name), "%s = %s", rp->o->by, rp->pairer.by_values[b]);
+            stats_row(rp, " class=\"split\"", name, &ts->by[b], span, -1, -1);
+        }
+    }
+    fputs("</table>\n", rp->out);
+}
+
+static void top_table(report *rp, unsigned t)
+{
+    pt_top *top = &task(rp, t)->top;
+    char d[32], s[32];
+    if (!top->n)
+        return;
+    pt_top_sort(top);
+    fprintf(rp->out, "<table class=\"top\"><tr><th>the %u longest</th><th>started at</th><th>host</th><th>vpid</th>"
+            "<th>vtid</th>%s%s%s</tr>\n", top->n, rp->o->by ? "<th>" : "", rp->o->by ? rp->o->by : "", rp->o->by ? "</th>" : "");
+    for (unsigned i = 0; i < top->n; i++) {
+        const pt_inst *in = &top->heap[i];
+        fprintf(rp->out, "<tr><td>%s</td><td>%s</td><td>", pt_fmt_ns((double)(in->end - in->start), d, 32),
+                pt_fmt_ns((double)(in->start - rp->t0), s, 32));
+        h(rp, in->trace->hostname);
+        fprintf(rp->out, "</td><td>%lld</td><td>%lld</td>", (long long)in->vpid, (long long)in->vtid);
+        if (rp->o->by) {
+            fputs("<td>", rp->out);
+            h(rp, in->by >= 0 ? rp->pairer.by_values[in->by] : "-");
+            fputs("</td>", rp->out);
+        }
+        fputs("</tr>\n", rp->out);
+    }
+    fputs("</table>\n", rp->out);
+}
+
+static void task_sections(report *rp, int64_t t1, const unsigned *order)
+{
+    for (unsigned i = 0; i < pt_task_count(rp->r); i++) {
+        unsigned t = order[i];
+        task_stats *ts = task(rp, t);
+        fputs("<h3 class=\"task\">", rp->out);
+        h(rp, pt_task_name(rp->r, t));
+        fprintf(rp->out, "</h3>\n");
+        if (!ts->hist.count) {
+            fputs("<p>No complete instance.</p>\n", rp->out);
+            continue;
+        }
+        fputs("<div class=\"charts\"><div class=\"chart\"><p>How long: instances per duration (log scale)</p>\n", rp->out);
+        pt_svg_histogram(rp->out, &ts->hist);
+        fputs("</div><div class=\"chart\"><p>When: the longest instance started in each interval</p>\n", rp->out);
+        pt_svg_timeline(rp->out, &ts->timeline, rp->t0, t1);
+        fputs("</div></div>\n", rp->out);
+        top_table(rp, t);
+    }
+}
+
+static int by_count(const void *a, const void *b)
+{
+    uint64_t x = (*(pt_class *const *)a)->count, y = (*(pt_class *const *)b)->count;
+    return (x < y) - (x > y);
+}
+
+static void event_section(report *rp, int64_t t1)
+{
+    unsigned n = pt_class_count(rp->r);
+    pt_class **sorted = pt_xcalloc(n, sizeof(*sorted));
+    for (unsigned i = 0; i < n; i++)
+        sorted[i] = pt_class_at(rp->r, i);
+    qsort(sorted, n, sizeof(*sorted), by_count);
+    fputs("<h2 id=\"events\">Events</h2>\n<div class=\"chart\"><p>Events per second</p>\n", rp->out);
+    pt_svg_line(rp->out, &rp->events, rp->t0, t1, 1, "/s");
+    fputs("</div>\n<table><tr><th>event</th><th>count</th><th>per second</th></tr>\n", rp->out);
+    for (unsigned i = 0; i < n; i++) {
+        fputs("<tr><td>", rp->out);
+        h(rp, sorted[i]->name);
+        fprintf(rp->out, "</td><td>%llu</td><td>%.1f</td></tr>\n", (unsigned long long)sorted[i]->count,
+                pt_rate(sorted[i]->count, rp->t0, t1));
+    }
+    fputs("</table>\n", rp->out);
+    free(sorted);
+}
+
+static void eventsource_table(report *rp)
+{
+    if (!rp->sum.nes)
+        return;
+    fputs("<h3>EventSource events</h3>\n<table><tr><th>source</th><th>name</th><th>count</th></tr>\n", rp->out);
+    for (unsigned i = 0; i < rp->sum.nes; i++) {
+        fputs("<tr><td>", rp->out);
+        h(rp, rp->sum.es_list[i]->source);
+        fputs("</td><td>", rp->out);
+        h(rp, rp->sum.es_list[i]->name);
+        fprintf(rp->out, "</td><td>%llu</td></tr>\n", (unsigned long long)rp->sum.es_list[i]->count);
+    }
+    fputs("</table>\n", rp->out);
+}
+
+static void counter_section(report *rp, int64_t t1)
+{
+    if (!rp->ncounters)
+        return;
+    fputs("<h2 id=\"counters\">Counters</h2>\n<div class=\"charts\">\n", rp->out);
+    for (unsigned i = 0; i < rp->ncounters; i++) {
+        const pt_series *s = &rp->counters[i]->s;
+        fputs("<div class=\"chart\"><p><b>", rp->out);
+        h(rp, rp->counters[i]->name);
+        fprintf(rp->out, "</b> &middot; min %.6g &middot; mean %.6g &middot; max %.6g &middot; last %.6g "
+                "&middot; %llu samples</p>\n", s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast,
+                (unsigned long long)s->n);
+        pt_svg_line(rp->out, s, rp->t0, t1, 0, "");
+        fputs("</div>\n", rp->out);
+    }
+    fputs("</div>\n", rp->out);
+    if (rp->counters_dropped)
+        fprintf(rp->out, "<p>(%llu samples of series beyond the first %d not drawn)</p>\n",
+                (unsigned long long)rp->counters_dropped, MAX_SERIES);
+}
+
+static void write_page(report *rp)
+{
+    int64_t first = 0, last = 0;
+    uint64_t events = 0, lost = 0;
+    pt_span(rp->r, &first, &last);
+    for (unsigned i = 0; i < pt_trace_count(rp->r); i++) {
+        events += pt_trace_at(rp->r, i)->events;
+        lost += pt_trace_at(rp->r, i)->discarded_events;
+    }
+    header(rp);
+    summary_cards(rp, events, lost);
+    process_table(rp);
+    unsigned *order = task_order(rp);
+    activity_table(rp, (double)(last - first), order);
+    task_sections(rp, last, order);
+    free(order);
+    event_section(rp, last);
+    eventsource_table(rp);
+    counter_section(rp, last);
+    fputs("</main>\n<footer>Made by palev-trace from ", rp->out);
+    h(rp, rp->o->in.paths[0]);
+    fputs(".</footer>\n</body></html>\n", rp->out);
+}
+
+static void report_free(report *rp)
+{
+    for (unsigned i = 0; i < rp->ntasks; i++) {
+        pt_hist_free(&rp->tasks[i].hist);
+        pt_top_free(&rp->tasks[i].top);
+        for (unsigned b = 0; rp->tasks[i].by && b < PT_BY_MAX; b++)
+            pt_hist_free(&rp->tasks[i].by[b]);
+        free(rp->tasks[i].by);
+    }
+    for (unsigned i = 0; i < rp->ncounters; i++) {
+        free(rp->counters[i]->name);
+        free(rp->counters[i]);
+    }
+    free(rp->tasks);
+    free(rp->counters);
+    pt_map_free(&rp->counter_by_name);
+    pt_summary_free(&rp->sum);
+    pt_pairer_free(&rp->pairer);
+}
+
+static int run(const pt_opts *o)
+{
+    report rp = { .o = o };
+    pt_pair_ops ops = { .stop = on_stop, .data = &rp };
+    pt_sink sink = { .event = on_event, .data = &rp };
+    pt_pairer_init(&rp.pairer, o->by, &ops);
+    int rc = pt_read_all(o, &sink, &rp.r);
+    if (pt_ran(rp.r)) {
+        pt_pairer_finish(&rp.pairer);
+        if (!(rp.out = fopen(o->output, "w"))) {
+            perror(o->output);
+            rc = PT_EXIT_DATA;
+        } else {
+            write_page(&rp);
+            if (fclose(rp.out) != 0) {
+                perror(o->output);
+                rc = PT_EXIT_DATA;
+            }
+        }
+        rc = pt_verdict(rp.r, rc);
+    }
+    report_free(&rp);
+    pt_close(rp.r);
+    return rc;
+}
+
+const pt_command pt_cmd_report = {
+    .name = "report", .args = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
+    .help = "one self-contained HTML page of charts and tables",
+    .options = PT_OPT_OUTPUT | PT_OPT_BY | PT_OPT_TOP, .min_inputs = 1, .run = run,
+};

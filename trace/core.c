@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/* palev-trace's reader: finds CTF traces, builds the babeltrace2 graph (src.ctf.fs per trace ->
+ * flt.utils.muxer -> our sink) and hands every event, decoded, to a command's sink. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* Per babeltrace2 event class: where its name's data and its trace's context fields are. */
+typedef struct bt_entry {
+    pt_class *cls;
+    pt_trace *trace;
+    int64_t ctx_vpid, ctx_vtid, ctx_procname;   /* common context member index, or -1 */
+    int has_clock;
+} bt_entry;
+
+struct pt_reader {
+    char **dirs;                /* CTF trace directories found under the inputs, or live URLs */
+    unsigned ndirs;
+    int live;                   /* the inputs are lttng-live URLs */
+    unsigned live_seconds;
+    pt_class **classes;
+    unsigned nclasses;
+    pt_map class_by_name;       /* name hash -> pt_class */
+    pt_map entry_by_ec;         /* bt_event_class * -> bt_entry */
+    pt_map trace_by_bt;         /* bt_trace * -> pt_trace */
+    pt_trace **traces;
+    unsigned ntraces;
+    char **tasks;
+    unsigned ntasks;
+    pt_map task_by_name;
+    unsigned manifest_errors;
+    const bt_event_class *last_ec;
+    bt_entry *last_entry;
+    const pt_sink *sink;
+    uint64_t messages;
+    int ran;                    /* the graph was set up and read (perhaps not to its end) */
+};
+
+/* ---- finding traces ----------------------------------------------------------------------- */
+
+static void add_dir(pt_reader *r, const char *dir)
+{
+    r->dirs = pt_xrealloc(r->dirs, (r->ndirs + 1) * sizeof(*r->dirs));
+    r->dirs[r->ndirs++] = pt_xstrdup(dir);
+}
+
+static int is_file(const char *dir, const char *name)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The subdirectories of dir, sorted (traces are then always read in the same order). */
+static char **subdirs(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    char **names = NULL;
+    *n = 0;
+    if (!d)
+        return NULL;
+    for (struct dirent *de; (de = readdir(d));) {
+        char path[4096];
+        struct stat st;
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            names = pt_xrealloc(names, (*n + 1) * sizeof(*names));
+            names[(*n)++] = pt_xstrdup(path);
+        }
+    }
+    closedir(d);
+    if (*n)
+        qsort(names, *n, sizeof(*names), by_name);
+    return names;
+}
+
+/* Every directory holding a CTF "metadata" file under dir; palev-manifests/ loads manifests. */
+static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
+{
+    size_t n;
+    int rc = 0;
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if (strcmp(base, "palev-manifests") == 0)
+        return load_manifests ? pt__manifest_load_dir(dir) : 0;
+    if (is_file(dir, "metadata"))
+        add_dir(r, dir);
+    char **subs = depth < 12 ? subdirs(dir, &n) : NULL;
+    for (size_t i = 0; subs && i < n; i++) {
+        if (walk(r, subs[i], depth + 1, load_manifests))
+            rc = -1;
+        free(subs[i]);
+    }
+    free(subs);
+    return rc;
+}
+
+static int is_live(const char *path)
+{
+    return strncmp(path, "net://", 6) == 0;
+}
+
+static int find_traces(pt_reader *r, const pt_input *in)
+{
+    for (unsigned i = 0; i < in->npaths; i++) {
+        struct stat st;
+        unsigned before = r->ndirs;
+        if (is_live(in->paths[i]) != is_live(in->paths[0])) {
+            fprintf(stderr, "palev-trace: error: %s: live sessions and trace directories cannot be "
+                    "read together\n", in->paths[i]);
+            return PT_EXIT_DATA;
+        }
+        if (is_live(in->paths[i])) {
+            add_dir(r, in->paths[i]);
+            r->live = 1;
+            continue;
+        }
+        if (stat(in->paths[i], &st) != 0) {
+            fprintf(stderr, "palev-trace: error: %s: %s\n", in->paths[i], strerror(errno));
+            return PT_EXIT_DATA;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "palev-trace: error: %s: not a trace directory (give the directory "
+                    "lttng wrote, which holds a CTF \"metadata\" file somewhere below it)\n",
+                    in->paths[i]);
+            return PT_EXIT_DATA;
+        }
+        if (walk(r, in->paths[i], 0, !in->no_auto_manifests))
+            return PT_EXIT_DATA;
+        if (r->ndirs == before) {
+            fprintf(stderr, "palev-trace: error: %s: no CTF trace in this directory (no "
+                    "\"metadata\" file below it)\n", in->paths[i]);
+            return PT_EXIT_DATA;
+        }
+    }
+    return 0;
+}
+
+int pt_open(const pt_input *in, pt_reader **out)
+{
+    pt_reader *r = pt_xcalloc(1, sizeof(*r));
+    int rc = 0;
+    for (unsigned i = 0; i < in->nmanifests && !rc; i++)
+        if (pt__manifest_load(in->manifests[i]))
+            rc = PT_EXIT_DATA;
+    r->live_seconds = in->live_seconds;
+    if (!rc)
+        rc = find_traces(r, in);
+    if (rc) {
+        pt_close(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void pt_close(pt_reader *r)
+{
+    if (!r)
+        return;
+    for (unsigned i = 0; i < r->ndirs; i++)
+        free(r->dirs[i]);
+    for (unsigned i = 0; i < r->nclasses; i++) {
+        free(r->classes[i]->name);
+        free(r->classes[i]->provider);
+        free(r->classes[i]->task);
+        free(r->classes[i]);
+    }
+    for (unsigned i = 0; i < r->ntraces; i++) {
+        free(r->traces[i]->path);
+        free(r->traces[i]->hostname);
+        free(r->traces[i]);
+    }
+    for (unsigned i = 0; i < r->ntasks; i++)
+        free(r->tasks[i]);
+    for (size_t i = 0; i < r->entry_by_ec.cap; i++)
+        free(r->entry_by_ec.values[i]);
+    pt_map_free(&r->entry_by_ec);
+    pt_map_free(&r->class_by_name);
+    pt_map_free(&r->trace_by_bt);
+    pt_map_free(&r->task_by_name);
+    free(r->dirs);
+    free(r->classes);
+    free(r->traces);
+    free(r->tasks);
+    free(r);
+    pt__manifest_free();
+}
+
+/* ---- what the reader learnt ---------------------------------------------------------------- */
+
+unsigned pt_trace_count(const pt_reader *r) { return r->ntraces; }
+pt_trace *pt_trace_at(const pt_reader *r, unsigned i) { return r->traces[i]; }
+unsigned pt_class_count(const pt_reader *r) { return r->nclasses; }
+pt_class *pt_class_at(const pt_reader *r, unsigned i) { return r->classes[i]; }
+unsigned pt_task_count(const pt_reader *r) { return r->ntasks; }
+const char *pt_task_name(const pt_reader *r, unsigned i) { return r->tasks[i]; }
+unsigned pt_manifest_count(const pt_reader *r) { (void)r; return pt__manifest_count(); }
+unsigned pt_manifest_errors(const pt_reader *r) { return r->manifest_errors; }
+int pt_ran(const pt_reader *r) { return r && r->ran; }
+
+int pt_span(const pt_reader *r, int64_t *first, int64_t *last)
+{
+    int any = 0;
+    for (unsigned i = 0; i < r->ntraces; i++) {
+        const pt_trace *t = r->traces[i];
+        if (t->first_ts > t->last_ts)
+            continue;
+        if (!any || t->first_ts < *first)
+            *first = t->first_ts;
+        if (!any || t->last_ts > *last)
+            *last = t->last_ts;
+        any = 1;
+    }
+    return any;
+}
+
+/* ---- classes, tasks, traces ---------------------------------------------------------------- */
+
+static unsigned task_index(pt_reader *r, const char *name)
+{
+    uint64_t h = pt_hash_str(name);
+    void *v = pt_map_get(&r->task_by_name, h);
+    if (v)
+        return (unsigned)(uintptr_t)v - 1;
+    r->tasks = pt_xrealloc(r->tasks, (r->ntasks + 1) * sizeof(*r->tasks));
+    r->tasks[r->ntasks] = pt_xstrdup(name);
+    pt_map_put(&r->task_by_name, h, (void *)(uintptr_t)(r->ntasks + 1));
+    return r->ntasks++;
+}
+
+/* "GCStart" -> START of "GC"; "GCStop"/"GCEnd" -> STOP of "GC" (no manifest describes it). */
+static enum pt_role name_role(const char *event, size_t *stem)
+{
+    static const struct { const char *suffix; enum pt_role role; } rules[] = {
+        { "Start", PT_ROLE_START }, { "Stop", PT_ROLE_STOP }, { "End", PT_ROLE_STOP },
+    };
+    size_t n = strlen(event);
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        size_t k = strlen(rules[i].suffix);
+        if (n > k && strcmp(event + n - k, rules[i].suffix) == 0) {
+            *stem = n - k;
+            return rules[i].role;
+        }
+    }
+    return PT_ROLE_NONE;
+}
+
+static void set_role(pt_reader *r, pt_class *c)
+{
+    char task[600];
+    size_t stem = 0;
+    const pg_event *e = c->man;
+    if (pt__manifest_provider(c->provider)) {
+        uint64_t op = e && e->opcode ? e->opcode->value : 0;
+        if (!e || !e->task || (op != PT_OPCODE_START && op != PT_OPCODE_STOP))
+            return;
+        c->role = op == PT_OPCODE_START ? PT_ROLE_START : PT_ROLE_STOP;
+        snprintf(task, sizeof(task), "%s:%s", c->provider, e->task->name);
+    } else {
+        if ((c->role = name_role(c->event, &stem)) == PT_ROLE_NONE)
+            return;
+        snprintf(task, sizeof(task), "%s:%.*s", c->provider, (int)stem, c->event);
+    }
+    c->task = pt_xstrdup(task);
+    c->task_index = task_index(r, task);
+}
+
+static pt_class *class_named(pt_reader *r, const char *name)
+{
+    uint64_t h = pt_hash_str(name);
+    pt_class *c = pt_map_get(&r->class_by_name, h);
+    if (c)
+        return c;
+    c = pt_xcalloc(1, sizeof(*c));
+    c->name = pt_xstrdup(name);
+    const char *colon = strchr(c->name, ':');
+    c->provider = colon ? strndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
+    c->event = colon ? colon + 1 : c->name;
+    c->index = r->nclasses;
+    c->man = pt__manifest_event(c->name);
+    c->is_eventsource = strcmp(c->name, "Paleventing:EventSource") == 0;
+    set_role(r, c);
+    r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
+    r->classes[r->nclasses++] = c;
+    pt_map_put(&r->class_by_name, h, c);
+    return c;
+}
+
+/* src.ctf.fs names a stream after its file: the trace's directory, else the trace's name. */
+static char *trace_path(const bt_stream *s, const char *fallback)
+{
+    const char *name = bt_stream_get_name(s), *slash = name ? strrchr(name, '/') : NULL;
+    return name && name[0] == '/' && slash ? strndup(name, (size_t)(slash - name)) : pt_xstrdup(fallback);
+}
+
+static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
+{
+    const bt_trace *bt = bt_stream_borrow_trace_const(s);
+    pt_trace *t = pt_map_get(&r->trace_by_bt, (uint64_t)(uintptr_t)bt);
+    if (t)
+        return t;
+    t = pt_xcalloc(1, sizeof(*t));
+    const bt_value *host = bt_trace_borrow_environment_entry_value_by_name_const(bt, "hostname");
+    const char *name = bt_trace_get_name(bt);
+    t->hostname = pt_xstrdup(host && bt_value_is_string(host) ? bt_value_string_get(host) : "?");
+    t->path = trace_path(s, name ? name : t->hostname);
+    t->index = r->ntraces;
+    t->first_ts = 1;
+    t->last_ts = 0;
+    r->traces = pt_xrealloc(r->traces, (r->ntraces + 1) * sizeof(*r->traces));
+    r->traces[r->ntraces++] = t;
+    pt_map_put(&r->trace_by_bt, (uint64_t)(uintptr_t)bt, t);
+    return t;
+}
+
+static int64_t member_index(const bt_field_class *st, const char *name)
+{
+    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (strcmp(bt_field_class_structure_member_get_name(
+                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
+            return (int64_t)i;
+    return -1;
+}
+
+/* The manifest must describe what the trace holds: a mismatch is said once per event name. */
+static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
+{
+    const char *why;
+    if (c->count || !pt__manifest_provider(c->provider))
+        return;
+    if (!c->man) {
+        fprintf(stderr, "palev-trace: error: the manifest of provider %s has no event %s, which "
+                "the trace holds: is it the manifest this trace was recorded with?\n",
+                c->provider, c->event);
+        r->manifest_errors++;
+    } else if ((why = pt__manifest_mismatch(c->man, bt_event_class_borrow_payload_field_class_const(ec)))) {
+        fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n", c->name, why);
+        r->manifest_errors++;
+        c->man = NULL;
+    }
+}
+
+static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *ev)
+{
+    const bt_event_class *ec = bt_event_borrow_class_const(ev);
+    if (ec == r->last_ec)
+        return r->last_entry;
+    bt_entry *e = pt_map_get(&r->entry_by_ec, (uint64_t)(uintptr_t)ec);
+    if (!e) {
+        const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+        const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+        const char *name = bt_event_class_get_name(ec);
+        e = pt_xcalloc(1, sizeof(*e));
+        e->cls = class_named(r, name ? name : "?");
+        e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
+        e->ctx_vpid = member_index(ctx, "vpid");
+        e->ctx_vtid = member_index(ctx, "vtid");
+        e->ctx_procname = member_index(ctx, "procname");
+        e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
+        check_manifest(r, e->cls, ec);
+        pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
+    }
+    r->last_ec = ec;
+    r->last_entry = e;
+    return e;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+static int64_t ctx_int(const bt_field *ctx, int64_t index)
+{
+    if (!ctx || index < 0)
+        return -1;
+    const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)index);
+    bt_field_class_type t = bt_field_get_class_type(f);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+        return bt_field_integer_signed_get_value(f);
+    if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+        return (int64_t)bt_field_integer_unsigned_get_value(f);
+    return -1;
+}
+
+static void on_event(pt_reader *r, const bt_message *msg)
+{
+    const bt_event *bev = bt_message_event_borrow_event_const(msg);
+    bt_entry *e = entry_of(r, msg, bev);
+    pt_event ev = { .bt = bev, .cls = e->cls, .trace = e->trace, .vpid = -1, .vtid = -1 };
+    if (e->has_clock)
+        bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts);
+    const bt_field *ctx = bt_event_borrow_common_context_field_const(bev);
+    ev.vpid = ctx_int(ctx, e->ctx_vpid);
+    ev.vtid = ctx_int(ctx, e->ctx_vtid);
+    if (ctx && e->ctx_procname >= 0)
+        ev.procname = bt_field_string_get_value(
+            bt_field_structure_borrow_member_field_by_index_const(ctx, (uint64_t)e->ctx_procname));
+    pt_trace *t = e->trace;
+    if (t->first_ts > t->last_ts)
+        t->first_ts = ev.ts;
+    t->last_ts = ev.ts;
+    t->events++;
+    if (r->sink->event)
+        r->sink->event(&ev, r->sink->data);
+    e->cls->count++;
+}
+
+static void on_discarded(pt_reader *r, const bt_message *msg, int packets)
+{
+    uint64_t count = 0;
+    const bt_stream *s = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
+                                 : bt_message_discarded_events_borrow_stream_const(msg);
+    bt_property_availability a = packets ? bt_message_discarded_packets_get_count(msg, &count)
+                                         : bt_message_discarded_events_get_count(msg, &count);
+    if (a != BT_PROPERTY_AVAILABILITY_AVAILABLE)
+        count = 1;  /* "some": at least one */
+    pt_trace *t = trace_of(r, s);
+    if (packets)
+        t->discarded_packets += count;
+    else
+        t->discarded_events += count;
+    if (r->sink->discarded)
+        r->sink->discarded(t, packets, count, r->sink->data);
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *data)
+{
+    pt_reader *r = data;
+    bt_message_array_const msgs;
+    uint64_t n = 0;
+    switch (bt_message_iterator_next(it, &msgs, &n)) {
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+        break;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+    case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+    default:
+        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        switch (bt_message_get_type(msgs[i])) {
+        case BT_MESSAGE_TYPE_EVENT: on_event(r, msgs[i]); break;
+        case BT_MESSAGE_TYPE_DISCARDED_EVENTS: on_discarded(r, msgs[i], 0); break;
+        case BT_MESSAGE_TYPE_DISCARDED_PACKETS: on_discarded(r, msgs[i], 1); break;
+        default: break;
+        }
+        bt_message_put_ref(msgs[i]);
+    }
+    r->messages += n;
+    return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/* babeltrace2's own explanation of a failure, the root cause last; lines that only give its
+ * internal addresses are left out. */
+static void print_bt_error(const char *what)
+{
+    const bt_error *err = bt_current_thread_take_error();
+    fprintf(stderr, "palev-trace: error: %s\n", what);
+    if (!err)
+        return;
+    uint64_t n = bt_error_get_cause_count(err);
+    for (uint64_t i = n; i-- > 0;) {
+        const char *msg = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
+        if (!strstr(msg, "-addr="))
+            fprintf(stderr, "  babeltrace2: %s\n", msg);
+    }
+    bt_error_release(err);
+}
+
+/* A babeltrace2 plugin, loaded once per process (a plugin's shared object is never unloaded). */
+static const bt_plugin *find_plugin(const char *name)
+{
+    static struct { const char *name; const bt_plugin *plugin; } cache[] = { { "ctf", NULL }, { "utils", NULL } };
+    for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
+        if (strcmp(cache[i].name, name) != 0)
+            continue;
+        if (!cache[i].plugin &&
+            bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &cache[i].plugin) != BT_PLUGIN_FIND_STATUS_OK) {
+            fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
+                    "(Debian package libbabeltrace2-0)\n", name);
+            cache[i].plugin = NULL;
+        }
+        return cache[i].plugin;
+    }
+    return NULL;
+}
+
+static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, unsigned i,
+                      const bt_component_source **src)
+{
+    char name[32], what[4200];
+    bt_value *params = bt_value_map_create(), *inputs = NULL;
+    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
+    bt_value_array_append_string_element(inputs, dir);
+    snprintf(name, sizeof(name), "src%u", i);
+    bt_graph_add_component_status st =
+        bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, src);
+    bt_value_put_ref(params);
+    if (st == BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+        return 0;
+    snprintf(what, sizeof(what), strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
+             : "%s: not a readable CTF trace", dir);
+    print_bt_error(what);
+    return -1;
+}
+
+/* Every output port of the sources into the muxer, whose input ports appear as they connect. */
+static int connect_all(bt_graph *g, const bt_component_source **srcs, unsigned n,
+                       const bt_component_filter *mux, const bt_component_sink *sink)
+{
+    uint64_t k = 0;
+    for (unsigned i = 0; i < n; i++)
+        for (uint64_t p = 0; p < bt_component_source_get_output_port_count(srcs[i]); p++)
+            if (bt_graph_connect_ports(g, bt_component_source_borrow_output_port_by_index_const(srcs[i], p),
+                                       bt_component_filter_borrow_input_port_by_index_const(mux, k++), NULL))
+                return -1;
+    return bt_graph_connect_ports(g, bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+                                  bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL) ? -1 : 0;
+}
+
+static int build_graph(pt_reader *r, bt_graph *g)
+{
+    const bt_plugin *ctf = find_plugin("ctf"), *utils = find_plugin("utils");
+    const bt_component_source **srcs = pt_xcalloc(r->ndirs, sizeof(*srcs));
+    const bt_component_filter *mux = NULL;
+    const bt_component_sink *sink = NULL;
+    int rc = -1;
+    if (!ctf || !utils)
+        goto end;
+    const bt_component_class_source *fs =
+        bt_plugin_borrow_source_component_class_by_name_const(ctf, r->live ? "lttng-live" : "fs");
+    const bt_component_class_filter *muxc = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+    for (unsigned i = 0; i < r->ndirs; i++)
+        if (add_source(g, fs, r->dirs[i], i, &srcs[i]))
+            goto end;
+    if (bt_graph_add_filter_component(g, muxc, "mux", NULL, BT_LOGGING_LEVEL_NONE, &mux) ||
+        bt_graph_add_simple_sink_component(g, "palev-trace", NULL, consume, NULL, r, &sink) ||
+        connect_all(g, srcs, r->ndirs, mux, sink)) {
+        print_bt_error("cannot set up babeltrace2's graph");
+        goto end;
+    }
+    rc = 0;
+end:
+    free(srcs);
+    return rc;
+}
+
+static bt_graph_run_status run_all(bt_graph *g)
+{
+    bt_graph_run_status st;
+    while ((st = bt_graph_run(g)) == BT_GRAPH_RUN_STATUS_AGAIN)
+        ;
+    return st;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A live session: a little at a time, a tick every second, until it ends or time is up. */
+static bt_graph_run_status run_live(pt_reader *r, bt_graph *g)
+{
+    double start = now_s(), next = start + 1;
+    for (;;) {
+        bt_graph_run_once_status st = bt_graph_run_once(g);
+        if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
+            return BT_GRAPH_RUN_STATUS_OK;
+        if (st != BT_GRAPH_RUN_ONCE_STATUS_OK && st != BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
+            return BT_GRAPH_RUN_STATUS_ERROR;
+        if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
+            struct timespec pause = { 0, 20000000 };
+            nanosleep(&pause, NULL);
+        }
+        double t = now_s();
+        if (t >= next) {
+            if (r->sink->tick)
+                r->sink->tick(r->sink->data);
+            next += 1;
+        }
+        if (r->live_seconds && t - start >= r->live_seconds)
+            return BT_GRAPH_RUN_STATUS_OK;
+    }
+}
+
+static int provider_seen(const char *provider, void *data)
+{
+    const pt_reader *r = data;
+    for (unsigned i = 0; i < r->nclasses; i++)
+        if (strcmp(r->classes[i]->provider, provider) == 0)
+            return 1;
+    return 0;
+}
+
+int pt_run(pt_reader *r, const pt_sink *sink)
+{
+    bt_graph *g = bt_graph_create(0);
+    int rc = PT_EXIT_DATA;
+    r->sink = sink;
+    if (!g || build_graph(r, g))
+        goto end;
+    r->ran = 1;
+    bt_graph_run_status st = r->live ? run_live(r, g) : run_all(g);
+    if (st != BT_GRAPH_RUN_STATUS_OK) {
+        char what[128];
+        uint64_t events = 0;
+        for (unsigned i = 0; i < r->ntraces; i++)
+            events += r->traces[i]->events;
+        snprintf(what, sizeof(what), "the trace is damaged: reading stopped after %llu events "
+                 "(what follows covers those only)", (unsigned long long)events);
+        print_bt_error(what);
+        goto end;
+    }
+    rc = 0;
+end:
+    if (r->nclasses)
+        r->manifest_errors += pt__manifest_check_used(provider_seen, r);
+    bt_graph_put_ref(g);
+    return rc;
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Inline SVG charts for the HTML report: histograms, timelines, line charts. */
+#ifndef PALEV_TRACE_SVG_H
+#define PALEV_TRACE_SVG_H
+
+#include "stats.h"
+
+/* A duration histogram: one <rect class="bucket"> per non-empty bucket, log x axis. */
+void pt_svg_histogram(FILE *out, const pt_hist *h);
+/* Instances over the trace's time: per time bin a bar as tall as the longest instance. */
+void pt_svg_timeline(FILE *out, const pt_series *s, int64_t t0, int64_t t1);
+/* A value over the trace's time. per_second: counts per bin as a rate; else the bins' means. */
+void pt_svg_line(FILE *out, const pt_series *s, int64_t t0, int64_t t1, int per_second, const char *unit);
+
+#endif /* PALEV_TRACE_SVG_H */
