@@ -112,6 +112,11 @@ size_t palev__utf8_encode(uint32_t cp, char out[4]);
  * failures. What it returns is released with free(). */
 extern void *(*palev__malloc)(size_t size);
 
+/* provider.c: is `name` the name of a generated provider registered in this process? Has
+ * palev_fini() been called? */
+int palev__provider_known(const char *name);
+int palev__finished(void);
+
 /* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
  * the tracepoints usable while the process exits. */
 void palev__ust_loaded(void);

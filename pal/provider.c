@@ -58,6 +58,28 @@ PALEV_API const char *palev_strerror(int err)
     return "unknown paleventing error";
 }
 
+static struct entry *find(const char *name);
+
+int palev__provider_known(const char *name)
+{
+    int known;
+
+    pthread_mutex_lock(&registry.lock);
+    known = find(name) != NULL;
+    pthread_mutex_unlock(&registry.lock);
+    return known;
+}
+
+int palev__finished(void)
+{
+    int finished;
+
+    pthread_mutex_lock(&registry.lock);
+    finished = registry.finished;
+    pthread_mutex_unlock(&registry.lock);
+    return finished;
+}
+
 /* Registration loads at once (initialising lazily, since generated constructors may run before
  * ours), so there is never a registered provider left to load here: init only reads the env. */
 PALEV_API int palev_init(void)
