@@ -24,6 +24,13 @@ void palev__filter_free(struct palev__filter *f);
 /* 1 when `s` contains any of the filter's entries ignoring ASCII case, or the filter is empty. */
 int palev__filter_match(const struct palev__filter *f, const char *s);
 
+/* ---- verdict.c: the EventSource filters' verdict, cached -------------------------------- */
+
+/* palev__filter_match() of the configured source and name filters, both. Pairs of strings in
+ * read-only memory are answered from a lock-free cache (two pointer compares); others are
+ * scanned. Thread-safe. */
+int palev__filters_pass(const char *source, const char *name);
+
 /* ---- json.c: JSON text checks for palev_eventsource_write() ----------------------------- */
 
 /* Deeper nesting is refused (jansson's parser has the same limit). */

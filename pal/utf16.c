@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-16 and UTF-8 decoding, and the UTF-16 to UTF-8 conversion every string field goes through. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -102,36 +105,97 @@ size_t palev__utf8_encode(uint32_t cp, char out[4])
     return 4;
 }
 
+/* The output side of a conversion: `written` bytes in dst (room kept for the NUL), `need` the
+ * bytes the whole conversion needs, `full` once a code point did not fit. */
+struct out {
+    char *dst;
+    size_t size, written, need;
+    int full;
+};
+
+/* Is s[0..8) eight ASCII units (1..0x7F)? Then store them as 8 bytes at out. s may point into
+ * the last 16 bytes of a NUL-terminated string: the callers only load an aligned block there,
+ * which cannot cross a page, and AddressSanitizer is told that reading past the NUL is meant
+ * (like glibc's strlen). */
+__attribute__((no_sanitize_address)) static inline int ascii8(const char16_t *s, char *out)
+{
+#if defined(__SSE2__)
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i nul = _mm_cmpeq_epi16(v, _mm_setzero_si128());
+    __m128i low = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)),
+                                  _mm_setzero_si128());
+
+    if (_mm_movemask_epi8(_mm_andnot_si128(nul, low)) != 0xFFFF)
+        return 0;
+    _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(v, v));
+    return 1;
+#else
+    for (int k = 0; k < 8; k++)
+        if (s[k] - 1u >= 0x7Fu)
+            return 0;
+    for (int k = 0; k < 8; k++)
+        out[k] = (char)s[k];
+    return 1;
+#endif
+}
+
+/* Copy the run of ASCII units at src[i..], 8 at a time where the block is in bounds (or, for a
+ * NUL-terminated string, aligned: it then stays in the string's last page), unit by unit
+ * elsewhere. Returns the index of the first unit that is not ASCII (or the end). */
+static size_t ascii_run(struct out *o, const char16_t *src, size_t len, size_t i)
+{
+    while (i < len && src[i] - 1u < 0x7Fu) {
+        int counted_room = len != PALEV_NUL_TERMINATED && len - i >= 8;
+        int aligned = ((uintptr_t)(src + i) & 15) == 0;
+
+        if (!o->full && (counted_room || (len == PALEV_NUL_TERMINATED && aligned)) &&
+            o->written + 8 < o->size && ascii8(src + i, o->dst + o->written)) {
+            i += 8;
+            o->written += 8;
+            o->need += 8;
+            continue;
+        }
+        if (!o->full && o->written + 1 < o->size)
+            o->dst[o->written++] = (char)src[i];
+        else
+            o->full = 1;
+        o->need++;
+        i++;
+    }
+    return i;
+}
+
+static void put(struct out *o, int32_t cp)
+{
+    char seq[4];
+    size_t n = palev__utf8_encode((uint32_t)cp, seq);
+
+    if (!o->full && o->written + n < o->size) {
+        memcpy(o->dst + o->written, seq, n);
+        o->written += n;
+    } else {
+        o->full = 1;
+    }
+    o->need += n;
+}
+
 /* Keeps counting after dst is full so the caller learns the size it needs, as with snprintf;
- * `written` stops at the last code point that fit along with the terminating NUL. */
+ * `written` stops at the last code point that fit along with the terminating NUL. Runs of
+ * ASCII, the common case (type and method names), skip decoding and encoding. */
 PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src,
                                      size_t srclen)
 {
-    size_t need = 0, written = 0, i = 0;
-    int full = 0;
+    struct out o = { dst, dstsize, 0, 0, 0 };
+    size_t i = 0;
     int32_t cp;
-    char seq[4];
 
-    /* A leading ASCII run, the common case, is copied unit by unit: no decoding, no encoding,
-     * no memcpy call per character. */
-    for (; src && i < srclen && src[i] - 1u < 0x7Fu; i++, need++) {
-        if (written + 1 < dstsize)
-            dst[written++] = (char)src[i];
-        else
-            full = 1;
-    }
-    while (src && (cp = palev__utf16_next(src, srclen, &i)) >= 0) {
-        size_t n = palev__utf8_encode((uint32_t)cp, seq);
-
-        if (!full && written + n < dstsize) {
-            memcpy(dst + written, seq, n);
-            written += n;
-        } else {
-            full = 1;
-        }
-        need += n;
+    while (src) {
+        i = ascii_run(&o, src, srclen, i);
+        if ((cp = palev__utf16_next(src, srclen, &i)) < 0)
+            break;
+        put(&o, cp);
     }
     if (dstsize > 0)
-        dst[written] = '\0';
-    return need;
+        dst[o.written] = '\0';
+    return o.need;
 }

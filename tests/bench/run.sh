@@ -74,6 +74,9 @@ lttng enable-event -u -s "$session" -c ch \
 lttng enable-event -u -s "$session" -c ch \
     palev_bench_raw:Small,palev_bench_raw:Text8,palev_bench_raw:Wide15,palev_bench_raw:Items,palev_bench_raw:Json \
     >/dev/null || fail "lttng enable-event palev_bench_raw"
+# Row 9: the dynamic event, enabled before the bench defines it (Bench_Dyn:SmallOff stays off).
+lttng enable-event -u -s "$session" -c ch Bench_Dyn:Small >/dev/null ||
+    fail "lttng enable-event Bench_Dyn:Small"
 lttng start "$session" >/dev/null || fail "lttng start"
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)

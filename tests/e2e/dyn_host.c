@@ -210,7 +210,9 @@ static void *spin_writer(void *arg)
 
     while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
         PALEV_EVENT_WRITE(ev, k, "spin", w);
-        k++;
+        /* A steady stream, not a flood: the traces stay small enough to read back whole. */
+        if (++k % 16 == 0)
+            usleep(1000);
     }
     return NULL;
 }
@@ -225,15 +227,16 @@ static palev_event *spin_event(void)
     return ev;
 }
 
-/* Writes for `seconds` from 4 threads, then prints "done". */
-static int scenario_churn(unsigned seconds)
+/* Writes from 4 threads until the file `stop_file` exists, then prints "done". */
+static int scenario_churn(const char *stop_file)
 {
     palev_event *ev = spin_event();
     pthread_t t[4];
 
     for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, spin_writer, ev);
-    sleep(seconds);
+    for (int i = 0; i < 6000 && access(stop_file, F_OK) != 0; i++)
+        usleep(10000);
     atomic_store(&stop, 1);
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
@@ -356,11 +359,11 @@ int main(int argc, char **argv)
     if (!strcmp(what, "many"))
         return scenario_many();
     if (!strcmp(what, "churn"))
-        return scenario_churn(argc > 2 ? (unsigned)atoi(argv[2]) : 3);
+        return scenario_churn(argc > 2 ? argv[2] : "stop");
     if (!strcmp(what, "exit"))
         return scenario_exit();
     if (!strcmp(what, "errors"))
         return scenario_errors();
-    fprintf(stderr, "usage: dyn_host types|filter|loglevel|late|threads|many|churn [s]|exit|errors\n");
+    fprintf(stderr, "usage: dyn_host types|filter|loglevel|late|threads|many|churn [STOPFILE]|exit|errors\n");
     return 2;
 }
