@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <urcu-bp.h>
+/* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
+ * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+#define _LGPL_SOURCE
+#include <urcu/pointer.h>
 
 #include "dynamic.h"
 
@@ -49,7 +52,7 @@ struct palev__ust_api palev__ust;
 
 static struct {
     pthread_mutex_t lock;
-    struct cds_lfht *table;     /* RCU-published once, never freed */
+    struct table *table;        /* RCU-published (registry below) */
     int ust_state;              /* 0 not looked up yet, 1 found, -1 absent */
 } reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
@@ -140,55 +143,127 @@ static int check_fields(const palev_field *fields, size_t count)
 
 /* ---- the registry --------------------------------------------------------------------- */
 
-static unsigned long hash_names(const char *provider, const char *name)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-
-    for (const char *c = provider; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    h = (h ^ ':') * 0x100000001b3ull;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-    return (unsigned long)(h ^ h >> 32);
-}
-
-struct key {
-    const char *provider, *name;
+/* Open addressing, linear probing, at most half full. Readers take no lock: a slot's event is
+ * published with rcu_assign_pointer() after its hash, and a grown table replaces the old one
+ * with rcu_assign_pointer() once filled. Events are never removed, and a retired table is kept
+ * (not freed), so a reader still probing it stays safe without waiting for grace periods: the
+ * retired tables together are smaller than the current one. */
+struct slot {
+    uint64_t hash;
+    struct palev_event *ev;
 };
 
-static int match(struct cds_lfht_node *node, const void *key)
-{
-    const struct palev_event *ev = caa_container_of(node, struct palev_event, node);
-    const struct key *k = key;
+struct table {
+    size_t mask;                /* slots - 1 */
+    size_t fill;
+    struct table *retired;      /* the table it replaced */
+    struct slot slot[];
+};
 
-    return strcmp(ev->tp.event_name, k->name) == 0 &&
-           strcmp(ev->tp.provider_name, k->provider) == 0;
+static uint64_t mix(uint64_t h)
+{
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ h >> 29;
 }
 
-static struct palev_event *find(struct cds_lfht *table, const char *provider, const char *name)
+/* 8 bytes at a time, the last word overlapping the one before (no byte loop, no read past the
+ * string): names are short, and a byte-at-a-time hash would cost more than the probe. */
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
 {
-    struct key k = { provider, name };
-    struct cds_lfht_iter iter;
-    struct cds_lfht_node *node;
+    uint64_t w = 0;
+    uint32_t a, b;
 
-    cds_lfht_lookup(table, hash_names(provider, name), match, &k, &iter);
-    node = cds_lfht_iter_get_node(&iter);
-    return node ? caa_container_of(node, struct palev_event, node) : NULL;
+    if (len >= 8) {
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&w, s + i, 8);
+            h = mix(h ^ w);
+        }
+        memcpy(&w, s + len - 8, 8);
+    } else if (len >= 4) {
+        memcpy(&a, s, 4);
+        memcpy(&b, s + len - 4, 4);
+        w = a | (uint64_t)b << 32;
+    } else if (len > 0) {
+        w = (uint8_t)s[0] | (uint32_t)(uint8_t)s[len / 2] << 8 | (uint32_t)(uint8_t)s[len - 1] << 16;
+    }
+    return mix(h ^ w ^ (uint64_t)len << 56);
+}
+
+static uint64_t hash_names(const char *provider, size_t plen, const char *name, size_t nlen)
+{
+    return hash_bytes(hash_bytes(0x243F6A8885A308D3ull, provider, plen), name, nlen);
+}
+
+static int same_names(const struct palev_event *ev, const char *provider, size_t plen,
+                      const char *name, size_t nlen)
+{
+    return ev->name_len == nlen && ev->provider_len == plen &&
+           memcmp(ev->tp.event_name, name, nlen) == 0 &&
+           memcmp(ev->tp.provider_name, provider, plen) == 0;
+}
+
+static struct palev_event *find(const struct table *t, const char *provider, const char *name)
+{
+    size_t plen = strlen(provider), nlen = strlen(name);
+    uint64_t h = hash_names(provider, plen, name, nlen);
+
+    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+        struct palev_event *ev = rcu_dereference(t->slot[i].ev);
+
+        if (!ev)
+            return NULL;
+        if (t->slot[i].hash == h && same_names(ev, provider, plen, name, nlen))
+            return ev;
+    }
 }
 
 PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name)
 {
-    struct cds_lfht *table;
-    struct palev_event *ev = NULL;
+    const struct table *t;
 
     if (!provider || !name)
         return NULL;
-    urcu_bp_read_lock();
-    table = rcu_dereference(reg.table);
-    if (table)
-        ev = find(table, provider, name);
-    urcu_bp_read_unlock();
-    return ev;
+    t = rcu_dereference(reg.table);
+    return t ? find(t, provider, name) : NULL;
+}
+
+static struct table *table_new(size_t slots)
+{
+    struct table *t = palev__malloc(sizeof(*t) + slots * sizeof(struct slot));
+
+    if (t) {
+        memset(t, 0, sizeof(*t) + slots * sizeof(struct slot));
+        t->mask = slots - 1;
+    }
+    return t;
+}
+
+static void table_put(struct table *t, struct palev_event *ev)
+{
+    size_t i = ev->hash & t->mask;
+
+    while (t->slot[i].ev)
+        i = (i + 1) & t->mask;
+    t->slot[i].hash = ev->hash;
+    rcu_assign_pointer(t->slot[i].ev, ev);
+    t->fill++;
+}
+
+/* Under the lock: room for one more event, the table doubled (and published) when half full. */
+static int table_room(void)
+{
+    struct table *old = reg.table, *t;
+
+    if (old && (old->fill + 1) * 2 <= old->mask + 1)
+        return 0;
+    if (!(t = table_new(old ? 2 * (old->mask + 1) : 1024)))
+        return -ENOMEM;
+    for (size_t i = 0; old && i <= old->mask; i++)
+        if (old->slot[i].ev)
+            table_put(t, old->slot[i].ev);
+    t->retired = old;
+    rcu_assign_pointer(reg.table, t);
+    return 0;
 }
 
 /* Same level, keywords and fields as the definition already made? */
@@ -490,19 +565,6 @@ static struct palev_event *build(const char *provider, const char *name, uint8_t
 
 /* ---- define --------------------------------------------------------------------------- */
 
-static int table_ready(void)
-{
-    struct cds_lfht *t;
-
-    if (reg.table)
-        return 0;
-    t = cds_lfht_new(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
-    if (!t)
-        return -ENOMEM;
-    rcu_assign_pointer(reg.table, t);
-    return 0;
-}
-
 static int check_provider(const char *provider)
 {
     if (strcmp(provider, "Paleventing") == 0 || palev__provider_known(provider)) {
@@ -523,12 +585,9 @@ static int define_locked(const char *provider, const char *name, uint8_t level,
 
     if (palev__finished())
         return -ECANCELED;
-    if ((ret = table_ready()) != 0 || (ret = check_provider(provider)) != 0)
+    if ((ret = table_room()) != 0 || (ret = check_provider(provider)) != 0)
         return ret;
-    urcu_bp_read_lock();
-    ev = find(reg.table, provider, name);
-    urcu_bp_read_unlock();
-    if (ev) {
+    if ((ev = find(reg.table, provider, name))) {
         *out = ev;
         if (same_definition(ev, level, keywords, fields, count))
             return 0;
@@ -538,9 +597,11 @@ static int define_locked(const char *provider, const char *name, uint8_t level,
     }
     if (!(ev = build(provider, name, level, keywords, fields, count)))
         return -ENOMEM;
-    ev->hash = hash_names(provider, name);
+    ev->provider_len = strlen(provider);
+    ev->name_len = strlen(name);
+    ev->hash = hash_names(provider, ev->provider_len, name, ev->name_len);
     ust_register(ev);
-    cds_lfht_add(reg.table, ev->hash, &ev->node);
+    table_put(reg.table, ev);
     *out = ev;
     return 0;
 }

@@ -8,7 +8,6 @@
 #include <lttng/ust-events.h>
 #include <lttng/ust-ringbuffer-context.h>
 #include <lttng/ust-tracer.h>
-#include <urcu/rculfhash.h>
 
 #include "internal.h"
 
@@ -70,8 +69,8 @@ struct palev_event {
     int loglevel;
     uint8_t level;
     uint64_t keywords;
-    unsigned long hash;
-    struct cds_lfht_node node;
+    uint64_t hash;              /* of provider and name, for the registry */
+    size_t provider_len, name_len;
     size_t field_count;
     struct palev__dfield *fields;
 };

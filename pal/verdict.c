@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
+ * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+#define _LGPL_SOURCE
 #include <urcu/pointer.h>
 #include <urcu/system.h>
 

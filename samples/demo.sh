@@ -72,8 +72,9 @@ record() {
         lttng add-context -u -s "$session" -c demo -t vpid -t vtid >/dev/null &&
         lttng enable-event -u -s "$session" -c demo 'Palev_Runtime:*' >/dev/null &&
         lttng enable-event -u -s "$session" -c demo 'Paleventing:EventSource' >/dev/null &&
+        lttng enable-event -u -s "$session" -c demo 'MiniVM_*' >/dev/null &&
         lttng start "$session" >/dev/null || die "cannot set up session $session"
-    echo "session $session: Palev_Runtime:* and Paleventing:EventSource"
+    echo "session $session: Palev_Runtime:*, Paleventing:EventSource and MiniVM_* (typed, defined at run time)"
     local start end rc
     start=$(date +%s%N)
     "$minivm" -v &
@@ -122,6 +123,7 @@ report() {
     show_event ' Palev_Runtime:ExceptionCatch: .*Workload.ParseError' "$text"
     show_event ' Palev_Runtime:ThreadPoolDequeue: ' "$text"
     show_event 'EventName = "RuntimeCounters"' "$text"
+    show_event ' MiniVM_Counters:Tick: ' "$text"
 
     say "where the trace is"
     metadata=$trace/ust/uid/$(id -u)/64-bit/metadata

@@ -90,8 +90,16 @@ static char lookup_prov[LOOKUP_PROVIDERS][24];
 static const char *const lookup_names[10] = { "Ev0", "Ev1", "Ev2", "Ev3", "Ev4",
                                               "Ev5", "Ev6", "Ev7", "Ev8", "Ev9" };
 
+/* The names looked up, spread over all the events, prepared so the loop computes no index. */
+#define LOOKUP_KEYS 4096
+static const char *lookup_keys[LOOKUP_KEYS][2];
+
 int bench_lookup_define(void)
 {
+    for (unsigned k = 0; k < LOOKUP_KEYS; k++) {
+        lookup_keys[k][0] = lookup_prov[(k * 7919u) % LOOKUP_PROVIDERS];
+        lookup_keys[k][1] = lookup_names[(k * 31u) % 10];
+    }
     for (unsigned p = 0; p < LOOKUP_PROVIDERS; p++) {
         snprintf(lookup_prov[p], sizeof(lookup_prov[p]), "Bench_Lookup%u", p);
         for (unsigned e = 0; e < 10; e++) {
@@ -107,8 +115,8 @@ int bench_lookup_define(void)
 void bench_lookup(uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        palev_event *ev = palev_event_lookup(lookup_prov[(i * 7919) % LOOKUP_PROVIDERS],
-                                             lookup_names[i % 10]);
+        const char *const *key = lookup_keys[i & (LOOKUP_KEYS - 1)];
+        palev_event *ev = palev_event_lookup(key[0], key[1]);
 
         BENCH_KEEP(ev);
     }

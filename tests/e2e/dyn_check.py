@@ -189,8 +189,34 @@ def check_spin(trace, pid, arg):
     return f"{n} whole events"
 
 
+def check_minivm(evs, _arg):
+    """MiniVM_Counters:Tick and the RuntimeCounters EventSource JSON come from one snapshot:
+    every typed field must equal its JSON member, event for event."""
+    import json
+    names = {"gc_count": "gc-count", "heap_bytes": "heap-bytes",
+             "heap_limit_bytes": "heap-limit-bytes",
+             "alloc_rate_bytes_per_sec": "allocation-rate-bytes-per-sec",
+             "methods_compiled": "methods-compiled", "exceptions_thrown": "exceptions-thrown",
+             "work_items_completed": "work-items-completed", "queue_length": "queue-length",
+             "lock_handoffs": "lock-handoffs", "interval_ms": "interval-ms"}
+    ticks = [fields(p) for n, p, _ in evs if n == "MiniVM_Counters:Tick"]
+    js = [json.loads(str(p["Payload"])) for n, p, _ in evs
+          if n == "Paleventing:EventSource" and str(p["EventName"]) == "RuntimeCounters"]
+    if len(ticks) < 2 or len(ticks) != len(js):
+        sys.exit(f"FAIL: minivm: {len(ticks)} Tick events, {len(js)} RuntimeCounters")
+    for t, j in zip(ticks, js):
+        for typed, member in names.items():
+            if t[typed] != j[member]:
+                sys.exit(f"FAIL: minivm: {typed} = {t[typed]}, JSON {member} = {j[member]}")
+    apps = [n for n, _, _ in evs if n.startswith("MiniVM_App:")]
+    if not apps:
+        sys.exit("FAIL: minivm: no MiniVM_App event (std.emit)")
+    return f"{len(ticks)} Tick events equal to their JSON twins, {len(apps)} std.emit events"
+
+
 CHECKS = {"types": check_types, "filter": check_filter, "loglevel": check_loglevel,
-          "late": check_late, "threads": check_threads, "many": check_many}
+          "late": check_late, "threads": check_threads, "many": check_many,
+          "minivm": check_minivm}
 
 if __name__ == "__main__":
     what, trace, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -5,9 +5,10 @@
 # UTF-16 fields, --loglevel, a wildcard enabled before the define, 1 thread defining while 7
 # write, 1000 providers x 10 events, sessions destroyed and started while 4 threads write, exit()
 # while they write, and every definition limit with its errno.
-# usage: dynamic.sh DYN_HOST WORKDIR
+# With MINIVM: its MiniVM_Counters:Tick events equal their RuntimeCounters JSON twins.
+# usage: dynamic.sh DYN_HOST WORKDIR [MINIVM]
 set -u
-host=$1 work=$2
+host=$1 work=$2 minivm=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 palev_require_sessiond
@@ -130,4 +131,16 @@ done
 palev_session_stop "$tag-exit"
 check spin "$work/exit" "$exit_pid" 1
 echo "exit: 5 processes exited while 4 threads wrote: status 0, traces whole"
+
+# ---- minivm: typed counters and their EventSource JSON twins, from the same snapshots ------
+if [ -n "$minivm" ]; then
+    session minivm 'MiniVM_*'
+    lttng enable-event -u -s "$tag-minivm" -c ch Paleventing:EventSource >/dev/null ||
+        palev_fail "lttng enable-event Paleventing:EventSource"
+    "$minivm" > minivm.out 2> minivm.err &
+    pid=$!
+    wait $pid || { cat minivm.err >&2; palev_fail "minivm exited $?"; }
+    palev_session_stop "$tag-minivm"
+    check minivm "$work/minivm" "$pid"
+fi
 echo "PASS: dynamic events"
