@@ -84,7 +84,7 @@ PALEV_API int palev_eventsource_write(const char *source, int32_t id, const char
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     return write_text(source, id, name, json);
 }
@@ -143,7 +143,7 @@ PALEV_API int palev_eventsource_write_json(const char *source, int32_t id, const
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     return write_value(source, id, name, payload);
 }
@@ -177,7 +177,7 @@ PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const
 
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     va_start(ap, fmt);
     ret = write_packed(source, id, name, fmt, ap);

@@ -31,6 +31,36 @@ int palev__filter_match(const struct palev__filter *f, const char *s);
  * scanned. Thread-safe. */
 int palev__filters_pass(const char *source, const char *name);
 
+/* The cache itself, for the inline check below: open addressing over pointer pairs, entries
+ * published once (release store) and never changed or freed. */
+#define PALEV__VERDICT_SLOTS 4096
+#define PALEV__VERDICT_SCAN (-1)
+struct palev__verdict {
+    const char *source, *name;
+    int pass;                   /* 1, 0, or PALEV__VERDICT_SCAN: scan every time */
+};
+extern struct palev__verdict *palev__verdicts[PALEV__VERDICT_SLOTS];
+
+static inline size_t palev__verdict_slot(const char *source, const char *name)
+{
+    uint64_t h = ((uintptr_t)source * 0x9E3779B97F4A7C15ull) ^
+                 ((uintptr_t)name * 0xC2B2AE3D27D4EB4Full);
+
+    return (size_t)(h >> 40) & (PALEV__VERDICT_SLOTS - 1);
+}
+
+/* The cached verdict when the pair sits in its home slot (1 or 0), else -1 (ask
+ * palev__filters_pass()). A filtered-out EventSource call costs this and nothing more. */
+static inline int palev__verdict_cached(const char *source, const char *name)
+{
+    const struct palev__verdict *v =
+        __atomic_load_n(&palev__verdicts[palev__verdict_slot(source, name)], __ATOMIC_ACQUIRE);
+
+    if (v && v->source == source && v->name == name && v->pass != PALEV__VERDICT_SCAN)
+        return v->pass;
+    return -1;
+}
+
 /* ---- json.c: JSON text checks for palev_eventsource_write() ----------------------------- */
 
 /* Deeper nesting is refused (jansson's parser has the same limit). */

@@ -113,54 +113,94 @@ struct out {
     int full;
 };
 
-/* Is s[0..8) eight ASCII units (1..0x7F)? Then store them as 8 bytes at out. s may point into
- * the last 16 bytes of a NUL-terminated string: the callers only load an aligned block there,
- * which cannot cross a page, and AddressSanitizer is told that reading past the NUL is meant
- * (like glibc's strlen). */
-__attribute__((no_sanitize_address)) static inline int ascii8(const char16_t *s, char *out)
-{
+/* Store the `n` (8 or 16) units at s as n bytes at out (only the leading ASCII ones mean
+ * anything) and return how many leading units are ASCII (1..0x7F): n when all are. s may point
+ * into the last bytes of a NUL-terminated string: the callers only load a block that stays in
+ * the page of its first unit, which is mapped, and AddressSanitizer is told that reading past
+ * the NUL is meant (as glibc's strlen does). */
 #if defined(__SSE2__)
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
+__attribute__((no_sanitize_address)) static inline unsigned ascii_mask(__m128i v)
+{
     __m128i nul = _mm_cmpeq_epi16(v, _mm_setzero_si128());
     __m128i low = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)),
                                   _mm_setzero_si128());
 
-    if (_mm_movemask_epi8(_mm_andnot_si128(nul, low)) != 0xFFFF)
-        return 0;
-    _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(v, v));
-    return 1;
-#else
-    for (int k = 0; k < 8; k++)
-        if (s[k] - 1u >= 0x7Fu)
-            return 0;
-    for (int k = 0; k < 8; k++)
-        out[k] = (char)s[k];
-    return 1;
-#endif
+    return (unsigned)_mm_movemask_epi8(_mm_andnot_si128(nul, low));
 }
 
-/* Copy the run of ASCII units at src[i..], 8 at a time where the block is in bounds (or, for a
- * NUL-terminated string, aligned: it then stays in the string's last page), unit by unit
- * elsewhere. Returns the index of the first unit that is not ASCII (or the end). */
+__attribute__((no_sanitize_address)) static inline size_t ascii_block(const char16_t *s, char *out,
+                                                                      size_t n)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s), b;
+    uint32_t ok;
+
+    if (n == 8) {
+        _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(a, a));
+        ok = ascii_mask(a) | 0xFFFF0000u;
+    } else {
+        b = _mm_loadu_si128((const __m128i *)(const void *)(s + 8));
+        _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(a, b));
+        ok = ascii_mask(a) | ascii_mask(b) << 16;
+    }
+    return ok == 0xFFFFFFFFu ? n : (size_t)__builtin_ctz(~ok) / 2;
+}
+#else
+static inline size_t ascii_block(const char16_t *s, char *out, size_t n)
+{
+    size_t k = 0;
+
+    while (k < n && s[k] - 1u < 0x7Fu) {
+        out[k] = (char)s[k];
+        k++;
+    }
+    return k;
+}
+#endif
+
+/* May a block of n units at src + i be loaded? Counted strings: it is inside. NUL-terminated
+ * ones: it stays in the page of its first unit (the block may hold the NUL, and is then
+ * refused by ascii_block, but never touches an unmapped page). */
+static inline int block_fits(const char16_t *src, size_t len, size_t i, size_t n)
+{
+    if (len != PALEV_NUL_TERMINATED)
+        return len - i >= n;
+    return ((uintptr_t)(src + i) & 4095) <= 4096 - 2 * n;
+}
+
+/* Copy ASCII units to dst (room bytes, the NUL excluded) by blocks of 16 then 8, up to the
+ * first unit that is not ASCII. Returns the units (= bytes) copied; the caller goes on unit by
+ * unit from there (the end of a counted string, of a page, or of the room). */
+static size_t ascii_blocks(char *dst, size_t room, const char16_t *src, size_t len, size_t i)
+{
+    size_t w = 0, k;
+
+    for (size_t n = 16; n >= 8; n /= 2) {
+        while (room - w >= n && block_fits(src, len, i + w, n)) {
+            w += k = ascii_block(src + i + w, dst + w, n);
+            if (k < n)
+                return w;
+        }
+    }
+    return w;
+}
+
+/* Copy the run of ASCII units at src[i..]: whole blocks while they fit, then unit by unit.
+ * Returns the index of the first unit that is not ASCII (or the end). */
 static size_t ascii_run(struct out *o, const char16_t *src, size_t len, size_t i)
 {
-    while (i < len && src[i] - 1u < 0x7Fu) {
-        int counted_room = len != PALEV_NUL_TERMINATED && len - i >= 8;
-        int aligned = ((uintptr_t)(src + i) & 15) == 0;
+    if (!o->full && o->written < o->size) {
+        size_t w = ascii_blocks(o->dst + o->written, o->size - o->written - 1, src, len, i);
 
-        if (!o->full && (counted_room || (len == PALEV_NUL_TERMINATED && aligned)) &&
-            o->written + 8 < o->size && ascii8(src + i, o->dst + o->written)) {
-            i += 8;
-            o->written += 8;
-            o->need += 8;
-            continue;
-        }
+        i += w;
+        o->written += w;
+        o->need += w;
+    }
+    for (; i < len && src[i] - 1u < 0x7Fu; i++) {
         if (!o->full && o->written + 1 < o->size)
             o->dst[o->written++] = (char)src[i];
         else
             o->full = 1;
         o->need++;
-        i++;
     }
     return i;
 }
@@ -191,7 +231,7 @@ PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *
 
     while (src) {
         i = ascii_run(&o, src, srclen, i);
-        if ((cp = palev__utf16_next(src, srclen, &i)) < 0)
+        if (i >= srclen || src[i] == 0 || (cp = palev__utf16_next(src, srclen, &i)) < 0)
             break;
         put(&o, cp);
     }

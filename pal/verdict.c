@@ -20,16 +20,11 @@
  * Strings elsewhere (heap, stack) are scanned every time, as before: a buffer reused for another
  * name must get that name's verdict. Entries are published with rcu_assign_pointer and never
  * freed or replaced, so readers take no lock. */
-#define SLOTS 4096                  /* power of two */
+#define SLOTS PALEV__VERDICT_SLOTS  /* power of two */
 #define MAX_FILL (SLOTS / 2)        /* then no more entries: probes stay short */
-#define SCAN (-1)                   /* entry for a pair that must be scanned */
+#define SCAN PALEV__VERDICT_SCAN    /* entry for a pair that must be scanned */
 
-struct verdict {
-    const char *source, *name;
-    int pass;                       /* 1, 0, or SCAN */
-};
-
-static struct verdict *slots[SLOTS];
+struct palev__verdict *palev__verdicts[SLOTS];
 static struct {
     pthread_mutex_t lock;
     size_t fill;
@@ -37,9 +32,7 @@ static struct {
 
 static size_t slot_of(const char *source, const char *name)
 {
-    uint64_t h = ((uintptr_t)source * 0x9E3779B97F4A7C15ull) ^ ((uintptr_t)name * 0xC2B2AE3D27D4EB4Full);
-
-    return (size_t)(h >> 40) & (SLOTS - 1);
+    return palev__verdict_slot(source, name);
 }
 
 static int scan(const char *source, const char *name)
@@ -82,10 +75,10 @@ static int readonly(const char *s)
 }
 
 /* Under the lock: a free slot after `at` (linear probing), or NULL when the pair is there. */
-static struct verdict **free_slot(const char *source, const char *name, size_t at)
+static struct palev__verdict **free_slot(const char *source, const char *name, size_t at)
 {
     for (size_t k = 0; k < SLOTS; k++) {
-        struct verdict **s = &slots[(at + k) & (SLOTS - 1)];
+        struct palev__verdict **s = &palev__verdicts[(at + k) & (SLOTS - 1)];
 
         if (!*s)
             return s;
@@ -98,12 +91,12 @@ static struct verdict **free_slot(const char *source, const char *name, size_t a
 static int insert(const char *source, const char *name, size_t at)
 {
     int pass = scan(source, name);
-    struct verdict **s, *v;
+    struct palev__verdict **s, *v;
 
     pthread_mutex_lock(&cache.lock);
     if (cache.fill < MAX_FILL && (s = free_slot(source, name, at)) &&
         (v = palev__malloc(sizeof(*v)))) {
-        *v = (struct verdict){ source, name,
+        *v = (struct palev__verdict){ source, name,
                                readonly(source) && readonly(name) ? pass : SCAN };
         rcu_assign_pointer(*s, v);
         cache.fill++;
@@ -117,7 +110,7 @@ int palev__filters_pass(const char *source, const char *name)
     size_t at = slot_of(source, name);
 
     for (size_t k = 0; k < SLOTS; k++) {
-        const struct verdict *v = rcu_dereference(slots[(at + k) & (SLOTS - 1)]);
+        const struct palev__verdict *v = rcu_dereference(palev__verdicts[(at + k) & (SLOTS - 1)]);
 
         if (!v)
             break;
