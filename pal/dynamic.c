@@ -476,6 +476,21 @@ static size_t lttng_fields(struct ufield *u, const struct palev__dfield *f, char
     return 2;
 }
 
+static uint8_t arg_kind(const palev_field *f)
+{
+    const struct type_info *t = &types[f->type];
+
+    if ((f->flags & K_ARRAY) || t->wk == PALEV__WK_SEQ)
+        return PALEV__ARG_ARRAY;
+    if (t->wk == PALEV__WK_FLOAT || t->wk == PALEV__WK_DOUBLE)
+        return PALEV__ARG_DOUBLE;
+    if (t->wk == PALEV__WK_STRING || f->type == PALEV_TYPE_POINTER)
+        return PALEV__ARG_PTR;
+    if (t->size == 8)
+        return PALEV__ARG_U64;
+    return t->is_signed ? PALEV__ARG_INT : PALEV__ARG_UINT;
+}
+
 static void our_field(struct palev__dfield *d, const palev_field *f, char **names)
 {
     const struct type_info *t = &types[f->type];
@@ -486,6 +501,7 @@ static void our_field(struct palev__dfield *d, const palev_field *f, char **name
     d->size = t->size;
     d->is_signed = t->is_signed;
     d->name = put_name(names, f->name, "", "");
+    d->arg = arg_kind(f);
     /* Float arrays: a JSON string (LTTng sequences hold integers only). */
     if ((f->flags & K_ARRAY) && (t->wk == PALEV__WK_FLOAT || t->wk == PALEV__WK_DOUBLE))
         d->wk = PALEV__WK_STRING;

@@ -24,8 +24,19 @@ enum palev__wk {
     PALEV__WK_SEQ,      /* uint32_t n, then n elements of size bytes at p */
 };
 
+/* How palev_event_writef() takes a field's value from its arguments. */
+enum palev__arg {
+    PALEV__ARG_INT,     /* int: signed integers up to 32 bits */
+    PALEV__ARG_UINT,    /* unsigned: unsigned integers up to 32 bits, BOOL */
+    PALEV__ARG_U64,     /* int64_t / uint64_t */
+    PALEV__ARG_DOUBLE,  /* FLOAT, DOUBLE */
+    PALEV__ARG_PTR,     /* strings, GUID, POINTER */
+    PALEV__ARG_ARRAY,   /* const void *, size_t: BYTES and arrays */
+};
+
 struct palev__dfield {
     uint8_t type;       /* enum palev_type */
+    uint8_t arg;        /* enum palev__arg */
     uint8_t flags;      /* PALEV_FIELD_* */
     uint8_t wk;         /* enum palev__wk */
     uint8_t size;       /* bytes of a scalar or of one array element */

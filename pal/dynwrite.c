@@ -8,8 +8,6 @@
 
 #include "dynamic.h"
 
-#define COLD __attribute__((cold, noinline))
-
 static const palev_guid zero_guid;
 
 /* ---- preparing values: every conversion once, whatever the number of sessions ------------- */
@@ -96,7 +94,7 @@ static int fire(const struct palev_event *ev, const palev_value *values)
     return 0;
 }
 
-COLD static int write_values(const palev_event *ev, const palev_value *values, size_t count)
+__attribute__((noinline)) static int write_values(const palev_event *ev, const palev_value *values, size_t count)
 {
     if (count != ev->field_count || (count && !values))
         return -EINVAL;
@@ -114,34 +112,36 @@ PALEV_API int palev_event_write(const palev_event *ev, const palev_value *values
     return write_values(ev, values, count);
 }
 
-/* One varargs argument (or two, for arrays) into a palev_value, by the field's type. */
+/* One varargs argument (or two, for arrays) into a palev_value, by the field's argument kind
+ * (decided at definition). */
 static void arg_value(const struct palev__dfield *f, va_list *ap, palev_value *v)
 {
     v->len = PALEV_NUL_TERMINATED;
-    if (f->wk == PALEV__WK_SEQ || (f->flags & PALEV_FIELD_ARRAY)) {
-        /* Two arguments: the elements and their count. */
+    switch (f->arg) {
+    case PALEV__ARG_INT:
+        v->v.i = va_arg(*ap, int);
+        break;
+    case PALEV__ARG_UINT:
+        v->v.u = va_arg(*ap, unsigned);
+        break;
+    case PALEV__ARG_U64:
+        v->v.u = va_arg(*ap, uint64_t);
+        break;
+    case PALEV__ARG_DOUBLE:
+        v->v.d = va_arg(*ap, double);
+        break;
+    case PALEV__ARG_PTR:
+        v->v.p = va_arg(*ap, const void *);
+        break;
+    default:    /* PALEV__ARG_ARRAY: the elements and their count */
         v->v.p = va_arg(*ap, const void *);
         v->len = va_arg(*ap, size_t);
-    } else if (f->type == PALEV_TYPE_INT64 || f->type == PALEV_TYPE_UINT64) {
-        v->v.u = va_arg(*ap, uint64_t);
-    } else if (f->wk == PALEV__WK_FLOAT || f->wk == PALEV__WK_DOUBLE) {
-        v->v.d = va_arg(*ap, double);
-    } else if (f->type == PALEV_TYPE_STRING) {
-        v->v.s = va_arg(*ap, const char *);
-    } else if (f->type == PALEV_TYPE_STRING16) {
-        v->v.s16 = va_arg(*ap, const char16_t *);
-    } else if (f->type == PALEV_TYPE_GUID) {
-        v->v.guid = va_arg(*ap, const palev_guid *);
-    } else if (f->type == PALEV_TYPE_POINTER) {
-        v->v.p = va_arg(*ap, const void *);
-    } else if (f->is_signed) {
-        v->v.i = va_arg(*ap, int);
-    } else {
-        v->v.u = va_arg(*ap, unsigned);
+        break;
     }
 }
 
-COLD static int write_args(const palev_event *ev, va_list *ap)
+/* Not cold (GCC would optimise it for size): only out of line, behind the state check. */
+__attribute__((noinline)) static int write_args(const palev_event *ev, va_list *ap)
 {
     palev_value values[PALEV_EVENT_MAX_FIELDS];
 

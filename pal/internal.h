@@ -140,6 +140,8 @@ void palev__debug_at(const char *func, const char *file, int line, const char *f
 int32_t palev__utf16_next(const char16_t *s, size_t len, size_t *i);
 /* Same for bytes that should be UTF-8: each byte of an invalid sequence gives U+FFFD. */
 int32_t palev__utf8_next(const unsigned char *s, size_t len, size_t *i);
+/* palev_utf16_to_utf8(), called from inside the library without going through the PLT. */
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen);
 /* Encode a code point (<= U+10FFFF, not a surrogate) as UTF-8; returns its length, 1 to 4. */
 size_t palev__utf8_encode(uint32_t cp, char out[4]);
 

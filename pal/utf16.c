@@ -170,7 +170,9 @@ static inline int block_fits(const char16_t *src, size_t len, size_t i, size_t n
 /* Copy ASCII units to dst (room bytes, the NUL excluded) by blocks of 16 then 8, up to the
  * first unit that is not ASCII. Returns the units (= bytes) copied; the caller goes on unit by
  * unit from there (the end of a counted string, of a page, or of the room). */
-static size_t ascii_blocks(char *dst, size_t room, const char16_t *src, size_t len, size_t i)
+static inline __attribute__((always_inline)) size_t ascii_blocks(char *dst, size_t room,
+                                                                 const char16_t *src, size_t len,
+                                                                 size_t i)
 {
     size_t w = 0, k;
 
@@ -222,13 +224,21 @@ static void put(struct out *o, int32_t cp)
 /* Keeps counting after dst is full so the caller learns the size it needs, as with snprintf;
  * `written` stops at the last code point that fit along with the terminating NUL. Runs of
  * ASCII, the common case (type and method names), skip decoding and encoding. */
-PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src,
-                                     size_t srclen)
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
 {
     struct out o = { dst, dstsize, 0, 0, 0 };
     size_t i = 0;
     int32_t cp;
 
+    /* All ASCII and it fits: the common case ends here, without the general loop. */
+    if (src && dstsize > 0) {
+        i = ascii_blocks(dst, dstsize - 1, src, srclen, 0);
+        if (i == srclen || src[i] == 0) {
+            dst[i] = '\0';
+            return i;
+        }
+        o.written = o.need = i;
+    }
     while (src) {
         i = ascii_run(&o, src, srclen, i);
         if (i >= srclen || src[i] == 0 || (cp = palev__utf16_next(src, srclen, &i)) < 0)
@@ -238,4 +248,11 @@ PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *
     if (dstsize > 0)
         dst[o.written] = '\0';
     return o.need;
+}
+
+/* The exported name; the library's own callers use palev__utf16_to_utf8 (no PLT). */
+PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src,
+                                     size_t srclen)
+{
+    return palev__utf16_to_utf8(dst, dstsize, src, srclen);
 }
