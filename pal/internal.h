@@ -31,15 +31,15 @@ int palev__filter_match(const struct palev__filter *f, const char *s);
  * scanned. Thread-safe. */
 int palev__filters_pass(const char *source, const char *name);
 
-/* The cache itself, for the inline check below: open addressing over pointer pairs, entries
- * published once (release store) and never changed or freed. */
+/* The cache itself, for the inline check below: open addressing over pointer pairs, each
+ * entry filled once and published by a release store of its source, never changed after. */
 #define PALEV__VERDICT_SLOTS 4096
 #define PALEV__VERDICT_SCAN (-1)
 struct palev__verdict {
     const char *source, *name;
     int pass;                   /* 1, 0, or PALEV__VERDICT_SCAN: scan every time */
 };
-extern struct palev__verdict *palev__verdicts[PALEV__VERDICT_SLOTS];
+extern struct palev__verdict palev__verdicts[PALEV__VERDICT_SLOTS];
 
 static inline size_t palev__verdict_slot(const char *source, const char *name)
 {
@@ -53,10 +53,10 @@ static inline size_t palev__verdict_slot(const char *source, const char *name)
  * palev__filters_pass()). A filtered-out EventSource call costs this and nothing more. */
 static inline int palev__verdict_cached(const char *source, const char *name)
 {
-    const struct palev__verdict *v =
-        __atomic_load_n(&palev__verdicts[palev__verdict_slot(source, name)], __ATOMIC_ACQUIRE);
+    const struct palev__verdict *v = &palev__verdicts[palev__verdict_slot(source, name)];
 
-    if (v && v->source == source && v->name == name && v->pass != PALEV__VERDICT_SCAN)
+    if (__atomic_load_n(&v->source, __ATOMIC_ACQUIRE) == source && v->name == name &&
+        v->pass != PALEV__VERDICT_SCAN)
         return v->pass;
     return -1;
 }

@@ -18,13 +18,14 @@
  * literals, a runtime's read-only name tables): their bytes cannot change, so the pointers are
  * as good as the text and the hot path compares two pointers instead of scanning two strings.
  * Strings elsewhere (heap, stack) are scanned every time, as before: a buffer reused for another
- * name must get that name's verdict. Entries are published with rcu_assign_pointer and never
- * freed or replaced, so readers take no lock. */
+ * name must get that name's verdict. Entries live in the table itself (no pointer to follow),
+ * are published by a release store of their source and never change, so readers take no
+ * lock. */
 #define SLOTS PALEV__VERDICT_SLOTS  /* power of two */
 #define MAX_FILL (SLOTS / 2)        /* then no more entries: probes stay short */
 #define SCAN PALEV__VERDICT_SCAN    /* entry for a pair that must be scanned */
 
-struct palev__verdict *palev__verdicts[SLOTS];
+struct palev__verdict palev__verdicts[SLOTS];
 static struct {
     pthread_mutex_t lock;
     size_t fill;
@@ -75,30 +76,31 @@ static int readonly(const char *s)
 }
 
 /* Under the lock: a free slot after `at` (linear probing), or NULL when the pair is there. */
-static struct palev__verdict **free_slot(const char *source, const char *name, size_t at)
+static struct palev__verdict *free_slot(const char *source, const char *name, size_t at)
 {
     for (size_t k = 0; k < SLOTS; k++) {
-        struct palev__verdict **s = &palev__verdicts[(at + k) & (SLOTS - 1)];
+        struct palev__verdict *s = &palev__verdicts[(at + k) & (SLOTS - 1)];
 
-        if (!*s)
+        if (!s->source)
             return s;
-        if ((*s)->source == source && (*s)->name == name)
+        if (s->source == source && s->name == name)
             return NULL;
     }
     return NULL;
 }
 
+/* The entry is filled in place, its source stored last with release semantics: a reader that
+ * sees the source sees the name and the verdict. An entry never changes afterwards. */
 static int insert(const char *source, const char *name, size_t at)
 {
     int pass = scan(source, name);
-    struct palev__verdict **s, *v;
+    struct palev__verdict *s;
 
     pthread_mutex_lock(&cache.lock);
-    if (cache.fill < MAX_FILL && (s = free_slot(source, name, at)) &&
-        (v = palev__malloc(sizeof(*v)))) {
-        *v = (struct palev__verdict){ source, name,
-                               readonly(source) && readonly(name) ? pass : SCAN };
-        rcu_assign_pointer(*s, v);
+    if (cache.fill < MAX_FILL && (s = free_slot(source, name, at))) {
+        s->name = name;
+        s->pass = readonly(source) && readonly(name) ? pass : SCAN;
+        rcu_assign_pointer(s->source, source);
         cache.fill++;
     }
     pthread_mutex_unlock(&cache.lock);
@@ -110,11 +112,12 @@ int palev__filters_pass(const char *source, const char *name)
     size_t at = slot_of(source, name);
 
     for (size_t k = 0; k < SLOTS; k++) {
-        const struct palev__verdict *v = rcu_dereference(palev__verdicts[(at + k) & (SLOTS - 1)]);
+        const struct palev__verdict *v = &palev__verdicts[(at + k) & (SLOTS - 1)];
+        const char *s = rcu_dereference(v->source);
 
-        if (!v)
+        if (!s)
             break;
-        if (v->source == source && v->name == name)
+        if (s == source && v->name == name)
             return v->pass == SCAN ? scan(source, name) : v->pass;
     }
     if (CMM_LOAD_SHARED(cache.fill) >= MAX_FILL)
