@@ -297,9 +297,10 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
 PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name);
 
 /* Record the event with `count` values, one per field in definition order. Returns 0 (recorded,
- * or nobody listens: then nothing is read), -EINVAL for a NULL event or a count that is not the
- * event's field count. Strings are read up to len or their NUL, arrays for len elements. LTTng
- * applies the session's filters to the values. Thread-safe, lock-free, never blocks. */
+ * or nobody listens: then nothing is read), -EINVAL for a NULL event, or, when the event would
+ * be recorded, a count that is not the event's field count (nothing is recorded then). Strings
+ * are read up to len or their NUL, arrays for len elements. LTTng applies the session's filters
+ * to the values. Thread-safe, lock-free, never blocks. */
 PALEV_API int palev_event_write(const palev_event *event, const palev_value *values, size_t count);
 
 /* The same with one argument per field, by the field's type: 8-, 16- and 32-bit integers and BOOL
