@@ -323,6 +323,19 @@ static int scenario_errors(void)
     }
     EXPECT(palev_event_define("Dyn_Err", "NoOut", 4, 0, &ok, 1, NULL) == -EINVAL);
     EXPECT(define1("Paleventing", "X", ok) == -EBUSY);
+    {
+        /* A generated provider registered in the process owns its name, loaded or not. */
+        static const char *const gen_names[] = { "Gen" };
+        static const int off = 0;
+        static const int *const states[] = { &off };
+        static const palev_event_descriptor desc[] = { { 1, 0, 0, 4, 0, 0, 0 } };
+        palev_provider p = { .struct_size = sizeof(p), .name = "Dyn_Generated",
+                             .etw_name = "Dyn-Generated", .event_count = 1, .events = desc,
+                             .event_names = gen_names, .event_states = states };
+
+        EXPECT(palev_provider_register(&p) == -ENOENT);
+        EXPECT(define1("Dyn_Generated", "X", ok) == -EBUSY);
+    }
     /* Same definition: same handle; other fields, level or keywords: -EEXIST. */
     EXPECT(palev_event_define("Dyn_Err", "Same", 4, 0, &ok, 1, &ev) == 0);
     EXPECT(palev_event_define("Dyn_Err", "Same", 4, 0, &ok, 1, &ev2) == 0 && ev2 == ev);
