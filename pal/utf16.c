@@ -131,18 +131,25 @@ __attribute__((no_sanitize_address)) static inline unsigned ascii_mask(__m128i v
 __attribute__((no_sanitize_address)) static inline size_t ascii_block(const char16_t *s, char *out,
                                                                       size_t n)
 {
+    const __m128i zero = _mm_setzero_si128();
     __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s), b;
     uint32_t ok;
 
     if (n == 8) {
         _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(a, a));
         ok = ascii_mask(a) | 0xFFFF0000u;
-    } else {
-        b = _mm_loadu_si128((const __m128i *)(const void *)(s + 8));
-        _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(a, b));
-        ok = ascii_mask(a) | ascii_mask(b) << 16;
+        return ok == 0xFFFFFFFFu ? n : (size_t)__builtin_ctz(~ok) / 2;
     }
-    return ok == 0xFFFFFFFFu ? n : (size_t)__builtin_ctz(~ok) / 2;
+    b = _mm_loadu_si128((const __m128i *)(const void *)(s + 8));
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(a, b));
+    /* The common case first, with one mask for both halves: no unit above 0x7F, none 0. */
+    if (_mm_movemask_epi8(_mm_andnot_si128(
+            _mm_or_si128(_mm_cmpeq_epi16(a, zero), _mm_cmpeq_epi16(b, zero)),
+            _mm_cmpeq_epi16(_mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)0xFF80)),
+                            zero))) == 0xFFFF)
+        return 16;
+    ok = ascii_mask(a) | ascii_mask(b) << 16;
+    return (size_t)__builtin_ctz(~ok) / 2;
 }
 #else
 static inline size_t ascii_block(const char16_t *s, char *out, size_t n)
@@ -176,13 +183,13 @@ static inline __attribute__((always_inline)) size_t ascii_blocks(char *dst, size
 {
     size_t w = 0, k;
 
-    for (size_t n = 16; n >= 8; n /= 2) {
-        while (room - w >= n && block_fits(src, len, i + w, n)) {
-            w += k = ascii_block(src + i + w, dst + w, n);
-            if (k < n)
-                return w;
-        }
+    while (room - w >= 16 && block_fits(src, len, i + w, 16)) {
+        w += k = ascii_block(src + i + w, dst + w, 16);
+        if (k < 16)
+            return w;
     }
+    if (room - w >= 8 && block_fits(src, len, i + w, 8))
+        w += ascii_block(src + i + w, dst + w, 8);
     return w;
 }
 
@@ -221,24 +228,15 @@ static void put(struct out *o, int32_t cp)
     o->need += n;
 }
 
-/* Keeps counting after dst is full so the caller learns the size it needs, as with snprintf;
- * `written` stops at the last code point that fit along with the terminating NUL. Runs of
- * ASCII, the common case (type and method names), skip decoding and encoding. */
-size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
+/* The general conversion from unit i on (the first i units were ASCII and copied). Keeps
+ * counting after dst is full so the caller learns the size it needs, as with snprintf;
+ * `written` stops at the last code point that fit along with the terminating NUL. */
+__attribute__((noinline)) static size_t convert_from(char *dst, size_t dstsize,
+                                                     const char16_t *src, size_t srclen, size_t i)
 {
-    struct out o = { dst, dstsize, 0, 0, 0 };
-    size_t i = 0;
+    struct out o = { dst, dstsize, i, i, 0 };
     int32_t cp;
 
-    /* All ASCII and it fits: the common case ends here, without the general loop. */
-    if (src && dstsize > 0) {
-        i = ascii_blocks(dst, dstsize - 1, src, srclen, 0);
-        if (i == srclen || src[i] == 0) {
-            dst[i] = '\0';
-            return i;
-        }
-        o.written = o.need = i;
-    }
     while (src) {
         i = ascii_run(&o, src, srclen, i);
         if (i >= srclen || src[i] == 0 || (cp = palev__utf16_next(src, srclen, &i)) < 0)
@@ -248,6 +246,23 @@ size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size
     if (dstsize > 0)
         dst[o.written] = '\0';
     return o.need;
+}
+
+/* Runs of ASCII, the common case (type and method names), skip decoding and encoding; a
+ * string that is ASCII to its end and fits never leaves this small function (no registers to
+ * save, no general loop). */
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
+{
+    size_t i;
+
+    if (!src || dstsize == 0)
+        return convert_from(dst, dstsize, src, srclen, 0);
+    i = ascii_blocks(dst, dstsize - 1, src, srclen, 0);
+    if (i == srclen || src[i] == 0) {
+        dst[i] = '\0';
+        return i;
+    }
+    return convert_from(dst, dstsize, src, srclen, i);
 }
 
 /* The exported name; the library's own callers use palev__utf16_to_utf8 (no PLT). */
