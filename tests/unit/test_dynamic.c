@@ -74,11 +74,24 @@ static void test_out_of_memory(void **state)
     assert_ptr_equal(palev_event_lookup("Unit_Oom", "E"), ev);
 }
 
+/* After palev_fini(): -ECANCELED, an existing definition still found. Runs last. */
+static void test_after_fini(void **state)
+{
+    palev_event *ev;
+
+    (void)state;
+    palev_fini();
+    assert_int_equal(palev_event_define("Unit_Fini", "E", 4, 0, two, 2, &ev), -ECANCELED);
+    assert_false(palev_event_enabled(ev));
+    assert_non_null(palev_event_lookup("Unit_Oom", "E"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_after_growth),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_after_fini),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
