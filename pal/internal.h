@@ -38,15 +38,17 @@ int palev__filters_pass(const char *source, const char *name);
 struct palev__verdict {
     const char *source, *name;
     int pass;                   /* 1, 0, or PALEV__VERDICT_SCAN: scan every time */
+    int pad[3];                 /* 32 bytes: a slot's address is one shift */
 };
 extern struct palev__verdict palev__verdicts[PALEV__VERDICT_SLOTS];
 
 static inline size_t palev__verdict_slot(const char *source, const char *name)
 {
-    uint64_t h = ((uintptr_t)source * 0x9E3779B97F4A7C15ull) ^
-                 ((uintptr_t)name * 0xC2B2AE3D27D4EB4Full);
+    /* Shifts and xors only (no multiply on the filtered-out path): the keys are addresses of
+     * distinct strings, and a pair away from its home slot is still found, out of line. */
+    uintptr_t h = (uintptr_t)source ^ ((uintptr_t)name >> 3);
 
-    return (size_t)(h >> 40) & (PALEV__VERDICT_SLOTS - 1);
+    return (size_t)(h ^ (h >> 12)) & (PALEV__VERDICT_SLOTS - 1);
 }
 
 /* The cached verdict when the pair sits in its home slot (1 or 0), else -1 (ask
