@@ -164,14 +164,17 @@ static inline size_t ascii_block(const char16_t *s, char *out, size_t n)
 }
 #endif
 
-/* May a block of n units at src + i be loaded? Counted strings: it is inside. NUL-terminated
- * ones: it stays in the page of its first unit (the block may hold the NUL, and is then
- * refused by ascii_block, but never touches an unmapped page). */
+/* May a block of n units at src + i be loaded? Only from a 16-byte boundary, and within the
+ * length of a counted string, and inside one page: a block that holds
+ * the NUL and goes past it (a NUL-terminated string, or a counted one that ends earlier at its
+ * NUL) never touches an unmapped page, and it is naturally aligned, which memory checkers
+ * accept past the end of a block (valgrind's --partial-loads-ok, on by default). */
 static inline int block_fits(const char16_t *src, size_t len, size_t i, size_t n)
 {
-    if (len != PALEV_NUL_TERMINATED)
-        return len - i >= n;
-    return ((uintptr_t)(src + i) & 4095) <= 4096 - 2 * n;
+    uintptr_t at = (uintptr_t)(src + i);
+
+    return (at & 15) == 0 && (at & 4095) <= 4096 - 2 * n &&
+           (len == PALEV_NUL_TERMINATED || len - i >= n);
 }
 
 /* Copy ASCII units to dst (room bytes, the NUL excluded) by blocks of 16 then 8, up to the
@@ -197,21 +200,24 @@ static inline __attribute__((always_inline)) size_t ascii_blocks(char *dst, size
  * Returns the index of the first unit that is not ASCII (or the end). */
 static size_t ascii_run(struct out *o, const char16_t *src, size_t len, size_t i)
 {
-    if (!o->full && o->written < o->size) {
-        size_t w = ascii_blocks(o->dst + o->written, o->size - o->written - 1, src, len, i);
+    for (;;) {
+        if (!o->full && o->written < o->size) {
+            size_t w = ascii_blocks(o->dst + o->written, o->size - o->written - 1, src, len, i);
 
-        i += w;
-        o->written += w;
-        o->need += w;
-    }
-    for (; i < len && src[i] - 1u < 0x7Fu; i++) {
+            i += w;
+            o->written += w;
+            o->need += w;
+        }
+        if (i >= len || src[i] - 1u >= 0x7Fu)
+            return i;
+        /* One unit (up to an aligned block, or where blocks do not fit), then blocks again. */
         if (!o->full && o->written + 1 < o->size)
             o->dst[o->written++] = (char)src[i];
         else
             o->full = 1;
         o->need++;
+        i++;
     }
-    return i;
 }
 
 static void put(struct out *o, int32_t cp)
@@ -257,7 +263,11 @@ size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size
 
     if (!src || dstsize == 0)
         return convert_from(dst, dstsize, src, srclen, 0);
-    i = ascii_blocks(dst, dstsize - 1, src, srclen, 0);
+    /* Unit by unit up to the first 16-byte boundary, where blocks may start. */
+    for (i = 0; ((uintptr_t)(src + i) & 15) && i < srclen && i + 1 < dstsize &&
+                src[i] - 1u < 0x7Fu; i++)
+        dst[i] = (char)src[i];
+    i += ascii_blocks(dst + i, dstsize - 1 - i, src, srclen, i);
     if (i == srclen || src[i] == 0) {
         dst[i] = '\0';
         return i;
