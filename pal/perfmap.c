@@ -293,11 +293,11 @@ SLOW static int log_method_utf16(int m, const void *code, size_t size, const cha
 
     if ((m = started(m)) == 0)
         return 0;
-    need = palev_utf16_to_utf8(NULL, 0, name, len);
+    need = palev__utf16_to_utf8(NULL, 0, name, len);
     if (!valid_code(code, size) || need == 0)
         return -EINVAL;
     room = symbol_room(&s, need);
-    palev_utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
+    palev__utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
     s.len = strlen(s.line + PREFIX_MAX);
     return symbol_log(&s, m, code, size);
 }

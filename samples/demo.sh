@@ -47,7 +47,8 @@ record() {
     local rc
     rm -rf "$trace"
     [ -x "$collect" ] || collect=$top/tools/palev-collect   # a build from before palev-collect
-    PALEV_GEN=$build/generator/palev-gen "$collect" -m "$top/manifest/runtime.man" \
+    # MiniVM_*: minivm's counters and script events, typed events it defines at run time
+    PALEV_GEN=$build/generator/palev-gen "$collect" -m "$top/manifest/runtime.man" -e 'MiniVM_*' \
         -o "$trace" -- "$minivm" -v >"$build/collect.out" 2>"$build/minivm.err"
     rc=$?
     sed 's/^/  /' "$build/collect.out"
@@ -114,6 +115,7 @@ report() {
     show_event ' Palev_Runtime:ThreadPoolDequeue: ' "$text"
     show_event 'EventName = "RuntimeCounters"' "$text"
     show_event ' Paleventing:ProviderStatus: .*provider = "Palev_Runtime"' "$text"
+    show_event ' MiniVM_Counters:Tick: ' "$text"
 
     say "where the trace is"
     metadata=$trace/ust/uid/$(id -u)/64-bit/metadata

@@ -41,6 +41,17 @@ void bench_usdt_fire_small(uint64_t n);
 int bench_usdt_small_enabled(void);
 int bench_usdt_off_enabled(void);
 
+/* Row 10: dynamic events with the Small event's fields (dyn-loops.c). */
+int bench_dyn_define(void);
+int bench_dyn_enabled(void);
+int bench_dyn_off_enabled(void);
+void bench_dyn_off(uint64_t n);
+void bench_dyn_writef(uint64_t n);
+void bench_dyn_write(uint64_t n);
+void bench_es_pack_small(uint64_t n);
+int bench_lookup_define(void);
+void bench_lookup(uint64_t n);
+
 /* 1 when the event a row needs is enabled in a session, else 0. */
 int bench_small_enabled(void);
 int bench_raw_small_enabled(void);

@@ -76,6 +76,9 @@ lttng enable-event -u -s "$session" -c ch Palev_BenchUsdt:Small >/dev/null ||
 lttng enable-event -u -s "$session" -c ch \
     palev_bench_raw:Small,palev_bench_raw:Text8,palev_bench_raw:Wide15,palev_bench_raw:Items,palev_bench_raw:Json \
     >/dev/null || fail "lttng enable-event palev_bench_raw"
+# Row 10: the dynamic event, enabled before the bench defines it (Bench_Dyn:SmallOff stays off).
+lttng enable-event -u -s "$session" -c ch Bench_Dyn:Small >/dev/null ||
+    fail "lttng enable-event Bench_Dyn:Small"
 lttng start "$session" >/dev/null || fail "lttng start"
 
 # Row 9: bpftrace counting the hits of a USDT probe of the bench (as root, where uprobes work).

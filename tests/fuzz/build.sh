@@ -41,7 +41,7 @@ target_libs() {
 }
 
 all_targets() {
-    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic
 }
 
 targets=${*:-$(all_targets)}
