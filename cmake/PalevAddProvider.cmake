@@ -4,7 +4,9 @@
 #   palev_add_provider(<target> <manifest>
 #                      [PROVIDER_NAME <ETWNAME=LTTNGNAME>...]
 #                      [PROVIDERS <lttng-name>...]
-#                      [OUTPUT_DIRECTORY <dir>])
+#                      [SYMBOL_PREFIX <prefix>]
+#                      [OUTPUT_DIRECTORY <dir>]
+#                      [USDT])
 #
 # Generates the provider files at build time (rerun when the manifest or palev-gen change) into
 # OUTPUT_DIRECTORY (default: <current binary dir>/palev-gen/<target>/<manifest stem>), adds each
@@ -13,10 +15,16 @@
 # C, linked with lttng-ust) next to <target>, where the loader finds it (beside the executable, or
 # beside the shared library or plugin whose P-events.c registers it): install it there too.
 #
+# SYMBOL_PREFIX names the stubs FireEvent<prefix><Sym>() (and EventEnabled, EventDescriptor), so
+# one translation unit can include two manifests whose events share symbols.
+#
 # PROVIDERS lists the LTTng provider names of the manifest (after PROVIDER_NAME renames). With the
 # installed package it may be omitted: it is then asked from palev-gen at configure time, again
 # whenever the manifest changes. Inside the paleventing build tree (or add_subdirectory()),
 # palev-gen does not exist yet at configure time, so PROVIDERS is required there.
+#
+# USDT: every event is also the USDT probe <P>:<Event> with a semaphore (palev-gen generate --usdt),
+# for bpftrace, BCC, perf probe and SystemTap; needs sys/sdt.h (Debian: systemtap-sdt-dev).
 #
 # Works with find_package(paleventing) and inside paleventing's own tree; needs the C language.
 
@@ -78,7 +86,7 @@ function(_palev_probe p dir manifest target)
 endfunction()
 
 function(palev_add_provider target manifest)
-  cmake_parse_arguments(PARSE_ARGV 2 arg "" "OUTPUT_DIRECTORY" "PROVIDER_NAME;PROVIDERS")
+  cmake_parse_arguments(PARSE_ARGV 2 arg "USDT" "OUTPUT_DIRECTORY;SYMBOL_PREFIX" "PROVIDER_NAME;PROVIDERS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "palev_add_provider(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -98,6 +106,19 @@ function(palev_add_provider target manifest)
   foreach(r ${arg_PROVIDER_NAME})
     list(APPEND renames --provider-name ${r})
   endforeach()
+  set(prefix)
+  if(arg_SYMBOL_PREFIX)
+    set(prefix --symbol-prefix ${arg_SYMBOL_PREFIX})
+  endif()
+  set(usdt)
+  if(arg_USDT)
+    find_path(PALEV_SDT_INCLUDE_DIR sys/sdt.h)
+    if(NOT PALEV_SDT_INCLUDE_DIR)
+      message(FATAL_ERROR "palev_add_provider(${target} USDT): sys/sdt.h not found "
+                          "(Debian: apt-get install systemtap-sdt-dev)")
+    endif()
+    set(usdt --usdt)
+  endif()
 
   if(NOT arg_PROVIDERS)
     if(NOT imported)
@@ -125,7 +146,7 @@ function(palev_add_provider target manifest)
   # palev-gen leaves files whose content did not change untouched (nothing recompiles); the stamp,
   # listed first, is what make compares, so a rebuilt palev-gen does not rerun this on every build.
   add_custom_command(OUTPUT ${dir}/palev-gen.stamp ${outputs}
-    COMMAND ${gen} generate ${renames} -o ${dir} ${manifest}
+    COMMAND ${gen} generate ${usdt} ${renames} ${prefix} -o ${dir} ${manifest}
     COMMAND ${CMAKE_COMMAND} -E touch ${dir}/palev-gen.stamp
     DEPENDS ${gen_dep} ${manifest}
     COMMENT "palev-gen: ${manifest}"
@@ -156,5 +177,8 @@ function(palev_add_provider target manifest)
     set_property(SOURCE ${dir}/${p}-events.c APPEND PROPERTY COMPILE_OPTIONS -fno-omit-frame-pointer)
   endforeach()
   target_include_directories(${target} PRIVATE ${dir})
+  if(arg_USDT)
+    target_include_directories(${target} SYSTEM PRIVATE ${PALEV_SDT_INCLUDE_DIR})
+  endif()
   target_link_libraries(${target} PRIVATE paleventing::paleventing ${CMAKE_DL_LIBS})
 endfunction()

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- numbers and names ---------------------------------------------------------------------- */
+/* ---- numbers ---------------------------------------------------------------------------- */
 
 /* An attribute value without the white space XML Schema lets a number carry around it. */
 static const char *trim(const char *s)
@@ -65,212 +65,6 @@ bad:
     return 0;
 }
 
-/* Identifiers that would break generated C or C++: keywords and macros of the C library. */
-static const char *const reserved[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
-    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "co_await", "co_return",
-    "co_yield", "compl", "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
-    "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-    "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-    "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
-    "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-    "requires", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert",
-    "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
-    "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-    "wchar_t", "while", "xor", "xor_eq", "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex",
-    "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local",
-    "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "assert", "offsetof", "linux", "unix",
-    "i386", "setjmp", "va_arg", "va_start", "va_end", "va_copy", "likely", "unlikely", "min",
-    "max", "major", "minor", "makedev", "FILE", "BUFSIZ", "PATH_MAX", "CHAR_BIT",
-    /* types generated code names */
-    "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
-    "intptr_t", "uintptr_t", "size_t", "ssize_t", "ptrdiff_t", "palev_guid", "palev_systemtime",
-    "palev_scratch", "palev_array_desc", "palev_event_descriptor", "palev_provider",
-};
-
-/* Object-like macros of the C library and POSIX headers a host may include before ours (errno
- * values, limits, signals, ...): a parameter named so would be replaced. Function-like macros are
- * harmless (a parameter name is not followed by '('). */
-static const char *const libc_macros[] = {
-    "NAN", "INFINITY", "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "L_tmpnam", "TMP_MAX", "MB_CUR_MAX",
-    "CLOCKS_PER_SEC", "PIPE_BUF", "NAME_MAX", "BYTE_ORDER", "LITTLE_ENDIAN", "BIG_ENDIAN",
-    "PDP_ENDIAN", "FLT_EVAL_METHOD", "DECIMAL_DIG", "FLT_RADIX", "MAP_FAILED", "RTLD_LAZY",
-    "RTLD_NOW", "RTLD_GLOBAL", "RTLD_LOCAL", "RTLD_DEFAULT", "RTLD_NEXT", "EOF", "BUFSIZ",
-    "FOPEN_MAX", "L_ctermid", "P_tmpdir", "NSIG", "MINSIGSTKSZ", "SIGSTKSZ", "PAGE_SIZE",
-    "PAGESIZE", "IOV_MAX", "NGROUPS_MAX", "ARG_MAX", "HOST_NAME_MAX", "LINE_MAX", "NZERO",
-    "TZNAME_MAX", "STDIN_FILENO", "STDOUT_FILENO", "STDERR_FILENO", "F_OK", "R_OK", "W_OK", "X_OK",
-    "F_GETFL", "F_SETFL", "F_GETFD", "F_SETFD", "F_DUPFD", "F_GETLK", "F_SETLK", "F_SETLKW",
-    "AT_FDCWD", "MAP_SHARED", "MAP_PRIVATE", "MAP_ANONYMOUS", "MAP_ANON", "MAP_FIXED",
-    "PROT_READ", "PROT_WRITE", "PROT_EXEC", "PROT_NONE", "CHAR_MAX", "CHAR_MIN",
-    "POLLIN", "POLLPRI", "POLLOUT", "POLLERR", "POLLHUP", "POLLNVAL", "POLLRDNORM", "POLLRDBAND",
-    "POLLWRNORM", "POLLWRBAND", "POLLMSG", "POLLREMOVE", "POLLRDHUP", "WNOHANG", "WUNTRACED",
-    "WCONTINUED", "WEXITED", "WSTOPPED", "WNOWAIT",
-    /* signals */
-    "SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL",
-    "SIGINT", "SIGIO", "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT",
-    "SIGRTMAX", "SIGRTMIN", "SIGSEGV", "SIGSTKFLT", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP",
-    "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGWINCH",
-    "SIGXCPU", "SIGXFSZ",
-    /* errno values (Linux's, which include POSIX's) */
-    "E2BIG", "EACCES", "EADDRINUSE", "EADDRNOTAVAIL", "EADV", "EAFNOSUPPORT", "EAGAIN", "EALREADY",
-    "EBADE", "EBADF", "EBADFD", "EBADMSG", "EBADR", "EBADRQC", "EBADSLT", "EBFONT", "EBUSY",
-    "ECANCELED", "ECHILD", "ECHRNG", "ECOMM", "ECONNABORTED", "ECONNREFUSED", "ECONNRESET",
-    "EDEADLK", "EDEADLOCK", "EDESTADDRREQ", "EDOM", "EDOTDOT", "EDQUOT", "EEXIST", "EFAULT",
-    "EFBIG", "EHOSTDOWN", "EHOSTUNREACH", "EHWPOISON", "EIDRM", "EILSEQ", "EINPROGRESS", "EINTR",
-    "EINVAL", "EIO", "EISCONN", "EISDIR", "EISNAM", "EKEYEXPIRED", "EKEYREJECTED", "EKEYREVOKED",
-    "EL2HLT", "EL2NSYNC", "EL3HLT", "EL3RST", "ELIBACC", "ELIBBAD", "ELIBEXEC", "ELIBMAX",
-    "ELIBSCN", "ELNRNG", "ELOOP", "EMEDIUMTYPE", "EMFILE", "EMLINK", "EMSGSIZE", "EMULTIHOP",
-    "ENAMETOOLONG", "ENAVAIL", "ENETDOWN", "ENETRESET", "ENETUNREACH", "ENFILE", "ENOANO",
-    "ENOBUFS", "ENOCSI", "ENODATA", "ENODEV", "ENOENT", "ENOEXEC", "ENOKEY", "ENOLCK", "ENOLINK",
-    "ENOMEDIUM", "ENOMEM", "ENOMSG", "ENONET", "ENOPKG", "ENOPROTOOPT", "ENOSPC", "ENOSR",
-    "ENOSTR", "ENOSYS", "ENOTBLK", "ENOTCONN", "ENOTDIR", "ENOTEMPTY", "ENOTNAM",
-    "ENOTRECOVERABLE", "ENOTSOCK", "ENOTSUP", "ENOTTY", "ENOTUNIQ", "ENXIO", "EOPNOTSUPP",
-    "EOVERFLOW", "EOWNERDEAD", "EPERM", "EPFNOSUPPORT", "EPIPE", "EPROTO", "EPROTONOSUPPORT",
-    "EPROTOTYPE", "ERANGE", "EREMCHG", "EREMOTE", "EREMOTEIO", "ERESTART", "ERFKILL", "EROFS",
-    "ESHUTDOWN", "ESOCKTNOSUPPORT", "ESPIPE", "ESRCH", "ESRMNT", "ESTALE", "ESTRPIPE", "ETIME",
-    "ETIMEDOUT", "ETOOMANYREFS", "ETXTBSY", "EUCLEAN", "EUNATCH", "EUSERS", "EWOULDBLOCK", "EXDEV",
-    "EXFULL",
-};
-
-/* Families of such macros, when the name is all capitals, digits and '_'. */
-static const char *const macro_suffixes[] = {
-    "_MAX", "_MIN", "_BIT", "_WIDTH", "_EPSILON", "_DIG", "_MANT_DIG",
-};
-static const char *const macro_prefixes[] = {
-    "SEEK_", "EXIT_", "O_", "S_I", "SIG_", "SA_", "CLOCK_", "FD_", "EAI_", "AF_", "PF_", "SOCK_",
-    "SOL_", "SO_", "IPPROTO_", "MSG_", "EPOLL", "LC_", "FE_", "FP_", "M_", "PTHREAD_", "SCHED_",
-    "RLIMIT_", "RUSAGE_", "_IO",
-};
-
-static int has_prefix(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
-
-static int has_suffix(const char *s, const char *x)
-{
-    size_t n = strlen(s), m = strlen(x);
-
-    return n > m && strcmp(s + n - m, x) == 0;
-}
-
-/* All capitals, digits and '_': the shape of a macro. */
-static int macro_shaped(const char *s)
-{
-    for (; *s; s++)
-        if (!isupper((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
-            return 0;
-    return 1;
-}
-
-static int is_libc_macro(const char *s)
-{
-    for (size_t i = 0; i < sizeof(libc_macros) / sizeof(libc_macros[0]); i++)
-        if (strcmp(libc_macros[i], s) == 0)
-            return 1;
-    if (!macro_shaped(s))
-        return 0;
-    /* limits (INT_MAX, SIZE_MAX, CHAR_BIT, ...), signals, open/seek/exit constants, ... */
-    for (size_t i = 0; i < sizeof(macro_suffixes) / sizeof(macro_suffixes[0]); i++)
-        if (has_suffix(s, macro_suffixes[i]))
-            return 1;
-    for (size_t i = 0; i < sizeof(macro_prefixes) / sizeof(macro_prefixes[0]); i++)
-        if (has_prefix(s, macro_prefixes[i]))
-            return 1;
-    return 0;
-}
-
-static int is_reserved(const char *s)
-{
-    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-        if (strcmp(reserved[i], s) == 0)
-            return 1;
-    return is_libc_macro(s);
-}
-
-/* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
- * gets a '_' in front; a keyword, libc macro or type gets a '_' after; a name starting with
- * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
-static char *make_ident(const char *s)
-{
-    pg_buf b = { 0 };
-    char *id;
-    int gap = 0;
-
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (isalnum(*p) || *p == '_') {
-            if (gap && b.len)
-                pg_buf_putn(&b, "_", 1);
-            if (!b.len && isdigit(*p))
-                pg_buf_putn(&b, "_", 1);
-            pg_buf_putn(&b, (const char *)p, 1);
-            gap = 0;
-        } else {
-            gap = 1;
-        }
-    }
-    if (!b.len)
-        pg_buf_puts(&b, "_");
-    if (is_reserved(b.data))
-        pg_buf_puts(&b, "_");
-    id = pg_printf("%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
-    pg_buf_free(&b);
-    return id;
-}
-
-/* ---- built-in (winmeta) levels, tasks, opcodes, keywords ------------------------------------- */
-
-struct builtin {
-    const char *name;
-    uint64_t value;
-};
-
-static const struct builtin builtin_levels[] = {
-    { "win:LogAlways", 0 }, { "win:Critical", 1 }, { "win:Error", 2 }, { "win:Warning", 3 },
-    { "win:Informational", 4 }, { "win:Verbose", 5 },
-};
-static const struct builtin builtin_opcodes[] = {
-    { "win:Info", 0 }, { "win:Start", 1 }, { "win:Stop", 2 }, { "win:DC_Start", 3 },
-    { "win:DC_Stop", 4 }, { "win:Extension", 5 }, { "win:Reply", 6 }, { "win:Resume", 7 },
-    { "win:Suspend", 8 }, { "win:Send", 9 }, { "win:Receive", 240 },
-};
-static const struct builtin builtin_tasks[] = { { "win:None", 0 } };
-static const struct builtin builtin_keywords[] = {
-    { "win:ResponseTime", 0x0001000000000000ULL }, { "win:WDIContext", 0x0002000000000000ULL },
-    { "win:WDIDiag", 0x0004000000000000ULL }, { "win:SQM", 0x0008000000000000ULL },
-    { "win:AuditFailure", 0x0010000000000000ULL }, { "win:AuditSuccess", 0x0020000000000000ULL },
-    { "win:CorrelationHint", 0x0040000000000000ULL }, { "win:EventlogClassic", 0x0080000000000000ULL },
-};
-/* Well-known channels an <importChannel> may name, with their ETW channel numbers. */
-static const struct builtin builtin_channels[] = {
-    { "TraceClassic", 0 }, { "System", 8 }, { "Application", 9 }, { "Security", 10 },
-    { "TraceLogging", 11 }, { "ProviderMetadata", 12 },
-};
-
-/* "win:Start" also matches "Start" with another prefix bound to the same namespace. */
-static int builtin_match(const char *builtin, const char *name)
-{
-    const char *a = strchr(builtin, ':') + 1, *b = strrchr(name, ':');
-
-    return b && strcmp(a, b + 1) == 0;
-}
-
-static pg_named *find_builtin(const struct builtin *table, size_t n, const char *name, pg_loc loc)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (builtin_match(table[i].name, name)) {
-            pg_named *b = pg_alloc(sizeof(*b));
-
-            b->loc = loc;
-            b->name = pg_strdup(strchr(table[i].name, ':') + 1);
-            b->value = table[i].value;
-            b->builtin = 1;
-            return b;
-        }
-    }
-    return NULL;
-}
-
 static pg_named *find_named(const pg_vec *v, const char *name)
 {
     PG_VEC_EACH(pg_named, n, *v)
@@ -307,12 +101,28 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
     }
 }
 
+/* Keywords are named in lists ("GC,JIT") by collectors: a name is one word. Two keywords with one
+ * mask are legal but select the same events: worth a warning. */
 static void check_keywords(pg_provider *p)
 {
     check_named(&p->keywords, "keyword", UINT64_MAX, 1);
-    PG_VEC_EACH(pg_named, k, p->keywords)
+    for (size_t i = 0; i < p->keywords.len; i++) {
+        pg_named *k = p->keywords.items[i];
+
+        if (k->name && strpbrk(k->name, " \t\r\n,"))
+            pg_error(k->loc, "keyword name \"%s\" has a space or a comma: collectors take keyword "
+                     "names in comma-separated lists", k->name);
         if (k->value_ok && k->value == 0)
             pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
+        for (size_t j = 0; j < i && k->value_ok; j++) {
+            pg_named *o = p->keywords.items[j];
+
+            if (o->value_ok && o->value == k->value && k->name && o->name && strcmp(o->name, k->name))
+                pg_warning(k->value_loc, "keywords \"%s\" and \"%s\" (at %s:%u) have the same mask "
+                           "0x%llx: each selects the events of both", k->name, o->name,
+                           o->loc.file, o->loc.line, (unsigned long long)k->value);
+        }
+    }
 }
 
 static int channel_value_used(const pg_provider *p, const pg_named *self, uint64_t v)
@@ -352,16 +162,9 @@ static void check_channels(pg_provider *p)
                      (unsigned long long)c->value);
     }
     PG_VEC_EACH(pg_named, c, p->channels) {
-        const struct builtin *known = NULL;
-
         if (!c->chid || c->value_str)
             continue;
-        for (size_t i = 0; c->imported && c->name && i < sizeof(builtin_channels) / sizeof(builtin_channels[0]); i++)
-            if (strcmp(builtin_channels[i].name, c->name) == 0)
-                known = &builtin_channels[i];
-        if (known) {
-            c->value = known->value;
-        } else {
+        if (!c->imported || !c->name || !pg_builtin_channel(c->name, &c->value)) {
             while (channel_value_used(p, c, next))
                 next++;
             c->value = next++;
@@ -375,6 +178,7 @@ static void check_channels(pg_provider *p)
 /* "$(string.Id)" resolved through the string table; other text is kept as is. */
 static const char *resolve_message(const pg_manifest *m, const char *msg)
 {
+    const pg_string *s;
     size_t n;
 
     if (!msg || strncmp(msg, "$(string.", 9) != 0)
@@ -382,10 +186,8 @@ static const char *resolve_message(const pg_manifest *m, const char *msg)
     n = strlen(msg);
     if (n < 11 || msg[n - 1] != ')')
         return msg;
-    PG_VEC_EACH(pg_string, s, m->strings)
-        if (strlen(s->id) == n - 10 && strncmp(s->id, msg + 9, n - 10) == 0)
-            return s->value;
-    return NULL;
+    s = pg_index_get(&m->string_index, pg_strndup(msg + 9, n - 10));
+    return s ? s->value : NULL;
 }
 
 /* LTTng keeps 255 bytes of an enum label: cut longer ones here, between characters. */
@@ -411,7 +213,7 @@ static void check_maps(const pg_manifest *m, pg_provider *p)
             pg_error(map->loc, "map has no name");
             continue;
         }
-        map->ident = pg_printf("map_%s", make_ident(map->name));
+        map->ident = pg_printf("map_%s", pg_make_ident(map->name));
         for (size_t j = 0; j < i; j++) {
             pg_map *o = p->maps.items[j];
 
@@ -591,6 +393,9 @@ static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const c
         pg_error(f->type_loc, "unknown inType \"%s\"", f->intype_name);
         return;
     }
+    if (pg_intype_spelling(f->intype_name))
+        pg_warning(f->type_loc, "inType \"%s\" read as %s, winmeta's spelling", f->intype_name,
+                   f->type->name);
     f->hex = f->type->hex;
     if (f->outtype_name) {
         int hex = pg_outtype_hex(f->outtype_name);
@@ -663,7 +468,7 @@ static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field
                      t->tid);
             f->name = pg_printf("Field%zu", i + 1);
         }
-        f->ident = make_ident(f->name);
+        f->ident = pg_make_ident(f->name);
         f->cname = f->ident;
         f->tname = parent ? pg_printf("%s_%s", parent->tname, f->ident) : f->ident;
         for (size_t j = 0; j < i; j++) {
@@ -761,7 +566,7 @@ static void check_templates(pg_provider *p)
             pg_error(t->loc, "template has no tid");
             t->tid = pg_printf("template%zu", i + 1);
         }
-        t->ident = make_ident(t->tid);
+        t->ident = pg_make_ident(t->tid);
         if ((o = pg_index_put(&p->template_index, t->tid, t)))
             pg_error(t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
                      o->loc.file, o->loc.line);
@@ -775,18 +580,8 @@ static void check_templates(pg_provider *p)
 
 /* ---- events ----------------------------------------------------------------------------------- */
 
-/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
- * matching level keeps. Levels above Verbose (custom ones) share TRACE_DEBUG with Verbose. */
-static int lttng_loglevel(uint64_t level)
-{
-    static const int map[] = { 0 /* EMERG */, 2 /* CRIT */, 3 /* ERR */, 4 /* WARNING */,
-                               6 /* INFO */, 14 /* DEBUG */ };
-
-    return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
-}
-
-static pg_named *resolve(const pg_vec *defined, const struct builtin *table, size_t n,
-                         const char *name, pg_loc loc, const char *what)
+static pg_named *resolve(const pg_vec *defined, enum pg_builtin_kind kind, const char *name,
+                         pg_loc loc, const char *what)
 {
     pg_named *found;
 
@@ -794,14 +589,11 @@ static pg_named *resolve(const pg_vec *defined, const struct builtin *table, siz
         return NULL;
     found = find_named(defined, name);
     if (!found)
-        found = find_builtin(table, n, name, loc);
+        found = pg_builtin_find(kind, name, loc);
     if (!found)
         pg_error(loc, "%s \"%s\" is not defined", what, name);
     return found;
 }
-
-#define RESOLVE(defined, table, name, loc, what) \
-    resolve(defined, table, sizeof(table) / sizeof(table[0]), name, loc, what)
 
 static void resolve_opcode(pg_provider *p, pg_event *e)
 {
@@ -810,7 +602,7 @@ static void resolve_opcode(pg_provider *p, pg_event *e)
     if (e->task && !e->task->builtin)
         e->opcode = find_named(&e->task->opcodes, e->opcode_name);
     if (!e->opcode)
-        e->opcode = RESOLVE(&p->opcodes, builtin_opcodes, e->opcode_name, e->opcode_loc, "opcode");
+        e->opcode = resolve(&p->opcodes, PG_BUILTIN_OPCODE, e->opcode_name, e->opcode_loc, "opcode");
 }
 
 static void resolve_keywords(pg_provider *p, pg_event *e)
@@ -821,7 +613,7 @@ static void resolve_keywords(pg_provider *p, pg_event *e)
         return;
     list = pg_strdup(e->keywords_attr);
     for (char *k = strtok_r(list, " \t\r\n", &save); k; k = strtok_r(NULL, " \t\r\n", &save)) {
-        pg_named *kw = RESOLVE(&p->keywords, builtin_keywords, k, e->keywords_loc, "keyword");
+        pg_named *kw = resolve(&p->keywords, PG_BUILTIN_KEYWORD, k, e->keywords_loc, "keyword");
 
         if (kw)
             e->keywords |= kw->value;
@@ -864,15 +656,15 @@ static void check_event(pg_provider *p, pg_event *e)
     if (e->version_str)
         e->id_ok &= parse_u64(e->version_str, e->version_loc, pg_printf("version of event%s", name),
                               255, &e->version);
-    e->level = RESOLVE(&p->levels, builtin_levels, e->level_name, e->level_loc, "level");
-    e->task = RESOLVE(&p->tasks, builtin_tasks, e->task_name, e->task_loc, "task");
+    e->level = resolve(&p->levels, PG_BUILTIN_LEVEL, e->level_name, e->level_loc, "level");
+    e->task = resolve(&p->tasks, PG_BUILTIN_TASK, e->task_name, e->task_loc, "task");
     resolve_opcode(p, e);
     resolve_keywords(p, e);
     resolve_channel(p, e);
     resolve_template(p, e);
     if (e->level)
         level = e->level->value;
-    e->loglevel = lttng_loglevel(level);
+    e->loglevel = pg_lttng_loglevel(level);
 }
 
 /* A name for an event without symbol: <Task><Opcode>[_V<version>], else Event<id>[_V<version>];
@@ -883,9 +675,9 @@ static char *derive_name(const pg_event *e, int by_id)
     char *name;
 
     if (!by_id && e->task && e->task->value)
-        pg_buf_puts(&b, make_ident(e->task->name));
+        pg_buf_puts(&b, pg_make_ident(e->task->name));
     if (b.len && e->opcode && e->opcode->value)
-        pg_buf_puts(&b, make_ident(e->opcode->name));
+        pg_buf_puts(&b, pg_make_ident(e->opcode->name));
     if (!b.len)
         pg_buf_printf(&b, "Event%llu", (unsigned long long)e->value);
     if (e->version || by_id == 2)
@@ -895,12 +687,6 @@ static char *derive_name(const pg_event *e, int by_id)
     return name;
 }
 
-static pg_loc name_loc(const pg_event *e)
-{
-    return e->symbol ? e->symbol_loc : e->loc;
-}
-
-/* Explicit symbols are named first: a derived name yields to them, then to earlier events. */
 static void name_events(pg_provider *p)
 {
     pg_index names = { 0 };
@@ -909,10 +695,10 @@ static void name_events(pg_provider *p)
     PG_VEC_EACH(pg_event, e, p->events) {
         if (!e->symbol)
             continue;
-        e->lttng_name = make_ident(e->symbol);
+        e->lttng_name = pg_make_ident(e->symbol);
         if ((o = pg_index_put(&names, e->lttng_name, e)))
-            pg_error(name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
-                     e->lttng_name, name_loc(o).file, name_loc(o).line);
+            pg_error(pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+                     e->lttng_name, pg_event_name_loc(o).file, pg_event_name_loc(o).line);
     }
     PG_VEC_EACH(pg_event, e, p->events) {
         if (e->symbol)
@@ -922,8 +708,8 @@ static void name_events(pg_provider *p)
             if (!pg_index_get(&names, e->lttng_name = derive_name(e, by_id)))
                 break;
         if ((o = pg_index_put(&names, e->lttng_name, e)))
-            pg_error(name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
-                     e->lttng_name, name_loc(o).file, name_loc(o).line);
+            pg_error(pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+                     e->lttng_name, pg_event_name_loc(o).file, pg_event_name_loc(o).line);
     }
     PG_VEC_EACH(pg_event, e, p->events) {
         e->cname = e->lttng_name;
@@ -1007,17 +793,24 @@ static char *lttng_provider_name(const pg_provider *p, const pg_options *opt)
             return pg_strdup(opt->rename_to.items[i]);
     while (!strncmp(n, "Microsoft-", 10) || !strncmp(n, "Windows-", 8))
         n += n[0] == 'M' ? 10 : 8;
-    return make_ident(*n ? n : p->name);
+    return pg_make_ident(*n ? n : p->name);
 }
 
-static int valid_ident(const char *s)
+/* libpaleventing's own provider: only its manifest (manifest/eventsource.man, by GUID) may
+ * take the name, or two providers would register the same LTTng events. */
+#define PALEVENTING_NAME "Paleventing"
+static int is_paleventing(const pg_provider *p)
 {
-    if (!*s || isdigit((unsigned char)*s))
-        return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
-            return 0;
-    return 1;
+    static const uint8_t d4[8] = { 0x9d, 0x3c, 0x2e, 0x41, 0xa7, 0xb0, 0x5f, 0x68 };
+
+    return p->guid_ok && p->guid_d1 == 0x6c9d1f3e && p->guid_d2 == 0x5b8a && p->guid_d3 == 0x4f27 &&
+           memcmp(p->guid_d4, d4, 8) == 0;
+}
+
+static int same_guid(const pg_provider *a, const pg_provider *b)
+{
+    return a->guid_ok && b->guid_ok && a->guid_d1 == b->guid_d1 && a->guid_d2 == b->guid_d2 &&
+           a->guid_d3 == b->guid_d3 && memcmp(a->guid_d4, b->guid_d4, 8) == 0;
 }
 
 static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
@@ -1027,11 +820,14 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
         p->name = pg_strdup("Provider");
     }
     p->lttng_name = lttng_provider_name(p, opt);
-    if (!valid_ident(p->lttng_name) || strlen(p->lttng_name) > 200)
+    if (!pg_is_identifier(p->lttng_name) || strlen(p->lttng_name) > 200)
         pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
-    if (p->guid && !parse_guid(p))
+    if (p->guid && !(p->guid_ok = parse_guid(p)))
         pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+    else if (strcmp(p->lttng_name, PALEVENTING_NAME) == 0 && !is_paleventing(p))
+        pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
+                 "libpaleventing's own provider (use --provider-name)", p->name, p->lttng_name);
     else if (!p->guid)
         pg_warning(p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
                    p->name);
@@ -1046,73 +842,12 @@ static void check_provider(const pg_manifest *m, pg_provider *p, const pg_option
     check_templates(p);
     check_events(p);
 }
-
-/* FireEvent<name> must be unique in the manifest: a host may include every provider's header in
- * one translation unit. Explicit symbols go first; a derived name that collides takes its
- * provider's name as a prefix. The same name twice in one provider was reported already. */
-static void check_cnames(pg_manifest *m)
-{
-    pg_index cnames = { 0 };
-    pg_event *o;
-
-    for (int derived = 0; derived <= 1; derived++) {
-        PG_VEC_EACH(pg_provider, p, m->providers) {
-            PG_VEC_EACH(pg_event, e, p->events) {
-                if (e->derived_name != derived)
-                    continue;
-                if (derived && pg_index_get(&cnames, e->cname))
-                    e->cname = pg_printf("%s_%s", p->lttng_name, e->lttng_name);
-                o = pg_index_put(&cnames, e->cname, e);
-                if (o && (o->provider != e->provider || strcmp(o->lttng_name, e->lttng_name)))
-                    pg_error(name_loc(e), "FireEvent%s would be defined twice (also for the event at %s:%u)",
-                             e->cname, o->loc.file, o->loc.line);
-            }
-        }
-    }
-}
-
-/* Other names generated at file scope for the host (emit functions, struct element types) join
- * provider, event, template and struct names with '_': different names can meet ("A" + "B_C",
- * "A_B" + "C"). Hosts include every header of a manifest together and link every events unit:
- * such a collision is an error naming both places. */
-static void check_c_names(pg_manifest *m)
-{
-    pg_index names = { 0 };
-    const pg_loc *o;
-
-    PG_VEC_EACH(pg_provider, p, m->providers) {
-        PG_VEC_EACH(pg_event, e, p->events) {
-            const char *fn;
-
-            if (!e->lttng_name)
-                continue;
-            fn = pg_emit_fn_name(p, e);
-            if ((o = pg_index_put(&names, fn, &e->loc)))
-                pg_error(name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
-                         "name %s of the event at %s:%u", e->lttng_name, p->lttng_name, fn,
-                         o->file, o->line);
-        }
-        PG_VEC_EACH(pg_template, t, p->templates) {
-            if (!t->ident)
-                continue;
-            PG_VEC_EACH(pg_field, f, t->fields) {
-                const char *type;
-
-                if (!f->is_struct || !f->tname)
-                    continue;
-                type = pg_struct_typename(p, t, f);
-                if ((o = pg_index_put(&names, type, &f->loc)))
-                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of the struct at "
-                             "%s:%u", f->name, type, o->file, o->line);
-            }
-        }
-    }
-}
-
 unsigned pg_check(pg_manifest *m, const pg_options *opt)
 {
     if (!m)
         return pg_error_count();
+    PG_VEC_EACH(pg_string, s, m->strings)
+        pg_index_put(&m->string_index, s->id, s);
     if (!m->providers.len)
         pg_error((pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
                                          "<events><provider>)");
@@ -1127,6 +862,9 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                 pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
                          "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
                          o->name, o->name_loc.file, o->name_loc.line);
+            if (same_guid(o, p))
+                pg_error(p->guid_loc, "provider \"%s\" has the guid %s of provider \"%s\" at %s:%u",
+                         p->name, p->guid, o->name, o->guid_loc.file, o->guid_loc.line);
         }
     }
     for (size_t i = 0; opt && i < opt->rename_from.len; i++) {
@@ -1139,8 +877,6 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
                      "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
                      (char *)opt->rename_from.items[i]);
     }
-    check_cnames(m);
-    if (!pg_error_count())
-        check_c_names(m);
+    pg_check_cnames(m, opt ? opt->symbol_prefix : NULL);
     return pg_error_count();
 }

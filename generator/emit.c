@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The emitters of one provider: <P>-tp.h, <P>-probe.c, <P>-events.h, <P>-events.c. */
 #include "lower.h"
+#include "usdt.h"
 
 #include <string.h>
 
@@ -22,27 +23,25 @@ static void banner(pg_buf *b, const pg_manifest *m, const char *purpose)
     pg_buf_puts(b, " */\n");
 }
 
-static int template_has_leaves(const pg_template *t)
-{
-    pg_vec leaves = { 0 };
-
-    pg_template_leaves(t, &leaves);
-    return leaves.len > 0;
-}
-
 /* Events without a template, or with an empty one, share one class without arguments. */
-static const char *class_of(const pg_event *e)
-{
-    if (e->tmpl && template_has_leaves(e->tmpl))
-        return pg_printf("palev_tmpl_%s", e->tmpl->ident);
-    return "palev_empty";
-}
-
 static const char *tp_args(const pg_event *e)
 {
-    if (e->tmpl && template_has_leaves(e->tmpl))
-        return pg_printf("LTTNG_UST_TP_ARGS(const struct %s *, a)", e->tmpl->args_name);
+    if (e->args)
+        return pg_printf("LTTNG_UST_TP_ARGS(const %s *, a)", e->args->args_type);
     return "LTTNG_UST_TP_ARGS()";
+}
+
+static int records(const pg_template *t)
+{
+    return t->used && t->leaves.len;
+}
+
+static int any_records(const pg_provider *p)
+{
+    PG_VEC_EACH(const pg_template, t, p->templates)
+        if (records(t))
+            return 1;
+    return 0;
 }
 
 static const char *storage_type(const pg_field *f)
@@ -54,10 +53,7 @@ static const char *storage_type(const pg_field *f)
 
 static void emit_arg_members(pg_buf *b, const pg_template *t)
 {
-    pg_vec leaves = { 0 };
-
-    pg_template_leaves(t, &leaves);
-    PG_VEC_EACH(const pg_leaf, l, leaves) {
+    PG_VEC_EACH(const pg_leaf, l, t->leaves) {
         const char *n = l->f->tname;
 
         switch (l->rec) {
@@ -85,7 +81,7 @@ static void emit_arg_struct(pg_buf *b, const pg_template *t)
     pg_buf_printf(b, "\": the values its emit functions prepare for the probe. */\nstruct %s {\n",
                   t->args_name);
     emit_arg_members(b, t);
-    pg_buf_puts(b, "};\n\n");
+    pg_buf_printf(b, "};\ntypedef struct %s %s;\n\n", t->args_name, t->args_type);
 }
 
 static void emit_enum_value(pg_buf *b, const pg_enum *en, const pg_enum_value *v)
@@ -163,32 +159,24 @@ static void emit_tp_field(pg_buf *b, const pg_provider *p, const pg_leaf *l)
 
 static void emit_tp_fields(pg_buf *b, const pg_provider *p, const pg_template *t)
 {
-    pg_vec leaves = { 0 };
-
-    pg_template_leaves(t, &leaves);
-    PG_VEC_EACH(const pg_leaf, l, leaves)
+    PG_VEC_EACH(const pg_leaf, l, t->leaves)
         emit_tp_field(b, p, l);
+}
+
+/* What a template's argument struct and class depend on: pg_lower hashes it into their name. */
+void pg_emit_tp_template(const pg_provider *p, const pg_template *t, pg_buf *b)
+{
+    emit_arg_members(b, t);
+    emit_tp_fields(b, p, t);
 }
 
 static void emit_class(pg_buf *b, const pg_provider *p, const pg_template *t)
 {
-    pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, palev_tmpl_%s,\n"
-                  "    LTTNG_UST_TP_ARGS(const struct %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
-                  p->lttng_name, t->ident, t->args_name);
+    pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, %s,\n"
+                  "    LTTNG_UST_TP_ARGS(const %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
+                  p->lttng_name, t->class_name, t->args_type);
     emit_tp_fields(b, p, t);
     pg_buf_puts(b, "    )\n)\n\n");
-}
-
-static const char *loglevel_name(int level)
-{
-    switch (level) {
-    case 0: return "EMERG";
-    case 2: return "CRIT";
-    case 3: return "ERR";
-    case 4: return "WARNING";
-    case 6: return "INFO";
-    default: return "DEBUG";
-    }
 }
 
 static void describe_event(pg_buf *b, const pg_event *e)
@@ -212,18 +200,8 @@ static void describe_event(pg_buf *b, const pg_event *e)
     pg_buf_puts(b, " */\n");
 }
 
-static int needs_empty_class(const pg_provider *p)
+void pg_emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_buf *b)
 {
-    PG_VEC_EACH(const pg_event, e, p->events)
-        if (!strcmp(class_of(e), "palev_empty"))
-            return 1;
-    return 0;
-}
-
-static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
-{
-    pg_file *file = new_file(files, pg_printf("%s-tp.h", p->lttng_name));
-    pg_buf *b = &file->text;
     const char *P = p->lttng_name;
 
     banner(b, m, pg_printf("LTTng-UST tracepoints of provider %s: one class per template, one event per ETW event.", P));
@@ -233,26 +211,38 @@ static void emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
                   P, P);
     pg_buf_printf(b, "#ifndef PALEV_%s_TP_TYPES_H\n#define PALEV_%s_TP_TYPES_H\n"
                   "#include <stddef.h>\n#include <stdint.h>\n\n", P, P);
+    if (any_records(p))
+        pg_buf_puts(b, "/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef\n"
+                    " * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,\n"
+                    " * so a probe provider built from another version of the manifest does not connect. */\n\n");
     PG_VEC_EACH(const pg_template, t, p->templates)
-        if (t->used && template_has_leaves(t))
+        if (records(t))
             emit_arg_struct(b, t);
     pg_buf_printf(b, "#endif\n\n#if !defined(PALEV_%s_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n"
                   "#define PALEV_%s_TP_H\n\n#include <lttng/tracepoint.h>\n\n", P, P);
     emit_enums(b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
-        if (t->used && template_has_leaves(t))
+        if (records(t))
             emit_class(b, p, t);
-    if (needs_empty_class(p))
+    if (p->uses_empty_class)
         pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, palev_empty,\n    LTTNG_UST_TP_ARGS(),\n"
                       "    LTTNG_UST_TP_FIELDS()\n)\n\n", P);
     PG_VEC_EACH(const pg_event, e, p->events) {
         describe_event(b, e);
         pg_buf_printf(b, "LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(%s, %s, %s, %s,\n    %s)\n"
                       "LTTNG_UST_TRACEPOINT_LOGLEVEL(%s, %s, LTTNG_UST_TRACEPOINT_LOGLEVEL_%s)\n\n",
-                      P, class_of(e), P, e->lttng_name, tp_args(e), P, e->lttng_name,
-                      loglevel_name(e->loglevel));
+                      P, e->class_name, P, e->lttng_name, tp_args(e), P, e->lttng_name,
+                      pg_loglevel_name(e->loglevel));
     }
     pg_buf_puts(b, "#endif\n\n#include <lttng/tracepoint-event.h>\n");
+}
+
+/* Written as pg_lower rendered and hashed it. */
+static void emit_tp_h(const pg_provider *p, pg_vec *files)
+{
+    pg_file *file = new_file(files, pg_printf("%s-tp.h", p->lttng_name));
+
+    pg_buf_putn(&file->text, p->tp_h.data, p->tp_h.len);
 }
 
 /* ---- <P>-probe.c ------------------------------------------------------------------------------- */
@@ -275,42 +265,54 @@ static void emit_probe_c(const pg_manifest *m, const pg_provider *p, pg_vec *fil
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
 
-static const char *tp_state(const pg_provider *p, const pg_event *e)
+/* The positional initialiser of an event's palev_event_descriptor. */
+#define DESCRIPTOR_FIELDS "id, version, channel, level, opcode, task, keywords"
+static const char *descriptor_init(const pg_event *e)
 {
-    return pg_printf("lttng_ust_tracepoint_%s___%s.state", p->lttng_name, e->lttng_name);
+    return pg_printf("{ %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) }",
+                     (unsigned long long)e->value, (unsigned long long)e->version,
+                     (unsigned long long)(e->channel ? e->channel->value : 0),
+                     (unsigned long long)(e->level ? e->level->value : 0),
+                     (unsigned long long)(e->opcode ? e->opcode->value : 0),
+                     (unsigned long long)(e->task ? e->task->value : 0),
+                     (unsigned long long)e->keywords);
 }
 
-static void emit_event_stubs(pg_buf *b, const pg_provider *p, const pg_event *e)
+static void emit_event_stubs(pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
 {
-    const char *params = pg_params(p, e->tmpl);
+    const char *on = pg_usdt_check(m, e);
 
     describe_event(b, e);
-    pg_buf_printf(b, "extern struct lttng_ust_tracepoint lttng_ust_tracepoint_%s___%s\n"
-                  "    __attribute__((visibility(\"hidden\")));\n", p->lttng_name, e->lttng_name);
-    pg_buf_printf(b, "void %s(%s)\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n",
-                  pg_emit_fn_name(p, e), params);
-    pg_buf_printf(b, "static inline int EventEnabled%s(void)\n{\n    return PALEV_TP_STATE_ENABLED(%s) != 0;\n}\n\n",
-                  e->cname, tp_state(p, e));
-    pg_buf_printf(b, "static inline void FireEvent%s(%s)\n{\n    if (PALEV_TP_STATE_ENABLED(%s))\n"
-                  "        %s(%s);\n}\n\n", e->cname, params, tp_state(p, e), pg_emit_fn_name(p, e),
-                  pg_args(e->tmpl));
-    /* The macro is what callers get: the state is tested before any argument is evaluated (an
-     * inline function's arguments are computed first, loads included). (FireEvent<Sym>)(...)
-     * still reaches the function, and its address can be taken. */
+    pg_usdt_emit_h_event(m, b, p, e);
+    pg_buf_printf(b, "extern struct lttng_ust_tracepoint %s\n"
+                  "    __attribute__((visibility(\"hidden\")));\n", e->tp_name);
+    pg_put_signature(b, pg_printf("void %s", e->emit_fn), NULL, 0, e->tmpl);
+    pg_buf_puts(b, "\n    __attribute__((cold, noinline, visibility(\"hidden\")));\n\n");
+    pg_buf_printf(b, "static inline int %s(void)\n{\n    return %s != 0;\n}\n\n",
+                  e->enabled_name, on);
+    pg_put_signature(b, pg_printf("static inline void %s", e->fire_name), NULL, 0, e->tmpl);
+    pg_buf_printf(b, "\n{\n    if (%s)\n        %s(%s);\n}\n\n", on, e->emit_fn, pg_args(e->tmpl));
+    /* The macro is what callers get: see the comment emit_events_h writes once. */
     if (*pg_args(e->tmpl))
-        pg_buf_printf(b, "#define FireEvent%s(...) \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s(__VA_ARGS__) : (void)0)\n\n",
-                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
+        pg_buf_printf(b, "#define %s(...) \\\n    (%s ? %s(__VA_ARGS__) : (void)0)\n\n",
+                      e->fire_name, on, e->emit_fn);
     else    /* no fields: no variadic macro, which C11 and C++17 want one argument for */
-        pg_buf_printf(b, "#define FireEvent%s() \\\n    (PALEV_TP_STATE_ENABLED(%s) ? %s() : (void)0)\n\n",
-                      e->cname, tp_state(p, e), pg_emit_fn_name(p, e));
-    pg_buf_printf(b, "static inline palev_event_descriptor EventDescriptor%s(void)\n{\n"
-                  "    palev_event_descriptor d = { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) };\n\n"
-                  "    return d;\n}\n\n", e->cname, (unsigned long long)e->value,
-                  (unsigned long long)e->version,
-                  (unsigned long long)(e->channel ? e->channel->value : 0),
-                  (unsigned long long)(e->level ? e->level->value : 0),
-                  (unsigned long long)(e->opcode ? e->opcode->value : 0),
-                  (unsigned long long)(e->task ? e->task->value : 0), (unsigned long long)e->keywords);
+        pg_buf_printf(b, "#define %s() \\\n    (%s ? %s() : (void)0)\n\n",
+                      e->fire_name, on, e->emit_fn);
+    pg_buf_printf(b, "static inline palev_event_descriptor %s(void)\n{\n"
+                  "    /* " DESCRIPTOR_FIELDS " */\n    palev_event_descriptor d = %s;\n\n"
+                  "    return d;\n}\n\n", e->descriptor_name, descriptor_init(e));
+}
+
+/* Said once for every event of the file. */
+static void explain_stubs(pg_buf *b)
+{
+    pg_buf_puts(b, "/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)\n"
+                " * records it: a macro over an inline function of the same name; the macro tests the tracepoint's\n"
+                " * state before any argument is evaluated (a function's arguments are computed first, loads\n"
+                " * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both\n"
+                " * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and\n"
+                " * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */\n\n");
 }
 
 static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *files)
@@ -328,16 +330,19 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     pg_buf_printf(b, "\", registered with libpaleventing by %s-events.c. */\n"
                   "extern const palev_provider palev_provider_%s __attribute__((visibility(\"hidden\")));\n\n",
                   P, P);
-    pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
-                  " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
-                  "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
-                  "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
-                  P, P, P);
+    if (!pg_usdt_emit_provider_enabled(m, b, p))
+        pg_buf_printf(b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
+                      " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
+                      "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
+                      "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
+                      P, P, P);
+    pg_usdt_emit_h_prelude(m, b);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
-            pg_emit_struct_types(b, p, t);
+            pg_emit_struct_types(b, t);
+    explain_stubs(b);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_event_stubs(b, p, e);
+        emit_event_stubs(b, m, p, e);
     pg_buf_printf(b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* PALEV_%s_EVENTS_H */\n", P);
 }
 
@@ -346,8 +351,6 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
 /* One prepare function being written: counts and lengths taken from fields are computed once,
  * into locals declared at the top; the statements go to body. */
 struct prep {
-    const pg_provider *p;
-    const pg_template *t;
     pg_buf decls, body;
     pg_vec keys;            /* C expressions already given a local */
     pg_vec names;           /* their locals */
@@ -374,11 +377,13 @@ static const char *count_expr(struct prep *pr, const pg_ref *r, const char *pref
 static const char *length_expr(struct prep *pr, const pg_leaf *l)
 {
     if (l->f->type->counted)
-        return pg_printf("(size_t)%s_Length", l->src);
+        return pg_printf("%s_Length", l->src);
     if (l->f->length.present)
         return count_expr(pr, &l->f->length, l->prefix);
     return "PALEV_NUL_TERMINATED";
 }
+
+#define ARRAY_DESC_FIELDS "/* kind, len_size, stride, offset, len_offset, len_const */"
 
 static const char *elem_kind(const pg_field *f)
 {
@@ -452,18 +457,20 @@ static void prep_array(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
     const char *n = f->tname, *s = l->src, *t = storage_type(f);
+    /* integer arrays are passed as stored, but for pointers (const void *const *) */
+    const char *v = f->type->is_pointer ? pg_printf("(const %s *)%s", t, s) : s;
     pg_buf *b = &pr->body;
 
     if (l->rec == PG_REC_JSON) {
         const char *len = length_expr(pr, l), *cnt = count_expr(pr, &f->count, l->prefix);
 
-        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
+        pg_buf_printf(b, "    {\n        " ARRAY_DESC_FIELDS "\n        palev_array_desc palev_d = { %s, 0, sizeof(%s), 0, 0, %s };\n\n"
                       "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
                       elem_kind(f), elem_ctype(f), len, n, s, cnt);
     } else if (l->fixed) {
-        pg_buf_printf(b, "    palev_a->f_%s = %s ? (const %s *)%s : (const %s *)palev_zeros;\n", n, s, t, s, t);
+        pg_buf_printf(b, "    palev_a->f_%s = %s ? %s : (const %s *)palev_zeros;\n", n, s, v, t);
     } else {
-        pg_buf_printf(b, "    palev_a->f_%s = (const %s *)%s;\n", n, t, s);
+        pg_buf_printf(b, "    palev_a->f_%s = %s;\n", n, v);
         pg_buf_printf(b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n,
                       count_expr(pr, &f->count, l->prefix));
     }
@@ -489,7 +496,7 @@ static void json_member_length(const pg_field *f, const char *S, const char **si
 static void prep_member(struct prep *pr, const pg_leaf *l)
 {
     const pg_field *f = l->f;
-    const char *n = f->tname, *t = storage_type(f), *S = pg_struct_typename(pr->p, pr->t, l->arr);
+    const char *n = f->tname, *t = storage_type(f), *S = l->arr->struct_type;
     const char *cnt = count_expr(pr, &l->arr->count, l->arr_prefix), *base = l->arr_src;
     pg_buf *b = &pr->body;
 
@@ -497,7 +504,7 @@ static void prep_member(struct prep *pr, const pg_leaf *l)
         const char *lsize, *loff, *lconst;
 
         json_member_length(f, S, &lsize, &loff, &lconst);
-        pg_buf_printf(b, "    {\n        palev_array_desc palev_d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
+        pg_buf_printf(b, "    {\n        " ARRAY_DESC_FIELDS "\n        palev_array_desc palev_d = { %s, %s, sizeof(%s), offsetof(%s, %s), %s, %s };\n\n"
                       "        palev_a->f_%s = palev_scratch_json_array(palev_sc, &palev_d, %s, %s);\n    }\n",
                       elem_kind(f), lsize, S, S, f->cname, loff, lconst, n, base, cnt);
     } else if (l->rec == PG_REC_NESTED) {
@@ -516,15 +523,14 @@ static void prep_member(struct prep *pr, const pg_leaf *l)
     }
 }
 
-static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
+static void emit_prepare(pg_buf *b, const pg_template *t)
 {
-    struct prep pr = { .p = p, .t = t };
-    pg_vec leaves = { 0 };
+    struct prep pr = { 0 };
+    const char *lead[] = { pg_printf("struct %s *palev_a", t->args_name), "palev_scratch *palev_sc" };
 
-    pg_template_leaves(t, &leaves);
-    pg_buf_printf(b, "static void palev_prepare_%s(struct %s *palev_a, palev_scratch *palev_sc, %s)\n{\n",
-                  t->ident, t->args_name, pg_params(p, t));
-    PG_VEC_EACH(const pg_leaf, l, leaves) {
+    pg_put_signature(b, pg_printf("static void %s", t->prepare_fn), lead, 2, t);
+    pg_buf_puts(b, "\n{\n");
+    PG_VEC_EACH(const pg_leaf, l, t->leaves) {
         if (l->arr)
             prep_member(&pr, l);
         else if (l->rec == PG_REC_INTS || l->rec == PG_REC_JSON)
@@ -537,23 +543,24 @@ static void emit_prepare(pg_buf *b, const pg_provider *p, const pg_template *t)
     PG_VEC_EACH(const pg_field, f, t->fields)
         if (f->is_struct && !f->count.present)
             pg_buf_printf(b, "    static %s palev_zero_%s; /* zeros, never written */\n\n    if (!%s)\n        %s = &palev_zero_%s;\n",
-                          pg_struct_typename(p, t, f), f->cname, f->cname, f->cname, f->cname);
+                          f->struct_type, f->cname, f->cname, f->cname, f->cname);
     if (pr.decls.len)
         pg_buf_printf(b, "%s\n", pr.decls.data);
-    if (!pg_template_needs_scratch(t))
+    if (!t->needs_scratch)
         pg_buf_puts(b, "    (void)palev_sc;\n");
     pg_buf_puts(b, pr.body.data);
     pg_buf_puts(b, "}\n\n");
 }
 
-static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
+static void emit_emit_fn(pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
 {
-    const pg_template *t = e->tmpl && template_has_leaves(e->tmpl) ? e->tmpl : NULL;
-    int scratch = t && pg_template_needs_scratch(t);
+    const pg_template *t = e->args;
+    int scratch = t && t->needs_scratch;
 
-    pg_buf_printf(b, "void %s(%s)\n{\n", pg_emit_fn_name(p, e), pg_params(p, e->tmpl));
+    pg_put_signature(b, pg_printf("void %s", e->emit_fn), NULL, 0, e->tmpl);
+    pg_buf_puts(b, "\n{\n");
     if (!t) {
-        pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s);\n", p->lttng_name, e->lttng_name);
+        pg_usdt_emit_fire(m, b, p, e, "");
         pg_buf_printf(b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
         return;
     }
@@ -562,8 +569,9 @@ static void emit_emit_fn(pg_buf *b, const pg_provider *p, const pg_event *e)
     pg_buf_printf(b, "    struct %s palev_a;\n\n", t->args_name);
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));\n");
-    pg_buf_printf(b, "    palev_prepare_%s(&palev_a, %s, %s);\n    lttng_ust_do_tracepoint(%s, %s, &palev_a);\n",
-                  t->ident, scratch ? "&palev_sc" : "NULL", pg_args(t), p->lttng_name, e->lttng_name);
+    pg_buf_printf(b, "    %s(&palev_a, %s, %s);\n", t->prepare_fn, scratch ? "&palev_sc" : "NULL",
+                  pg_args(t));
+    pg_usdt_emit_fire(m, b, p, e, ", &palev_a");
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_fini(&palev_sc);\n");
     /* A Stack event after the event, while a session records Paleventing:Stack (docs/stacks.md). */
@@ -576,12 +584,9 @@ static uint64_t zeros_needed(const pg_provider *p)
     uint64_t max = 0;
 
     PG_VEC_EACH(const pg_template, t, p->templates) {
-        pg_vec leaves = { 0 };
-
         if (!t->used)
             continue;
-        pg_template_leaves(t, &leaves);
-        PG_VEC_EACH(const pg_leaf, l, leaves) {
+        PG_VEC_EACH(const pg_leaf, l, t->leaves) {
             uint64_t size = l->f->type->kind == PG_K_INT ? l->f->type->size : 1;
 
             if (l->fixed && l->fixed_len * size > max)
@@ -619,31 +624,28 @@ static void emit_registration(pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
-    pg_buf_printf(b, "static const palev_event_descriptor palev_events_%s[] = {\n", P);
+    pg_buf_printf(b, "/* { " DESCRIPTOR_FIELDS " } */\n"
+                  "static const palev_event_descriptor palev_events_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "    { %llu, %llu, %llu, %llu, %llu, %llu, UINT64_C(0x%llx) },\n",
-                      (unsigned long long)e->value, (unsigned long long)e->version,
-                      (unsigned long long)(e->channel ? e->channel->value : 0),
-                      (unsigned long long)(e->level ? e->level->value : 0),
-                      (unsigned long long)(e->opcode ? e->opcode->value : 0),
-                      (unsigned long long)(e->task ? e->task->value : 0), (unsigned long long)e->keywords);
+        pg_buf_printf(b, "    %s,\n", descriptor_init(e));
     pg_buf_printf(b, "};\n\nstatic const char *const palev_event_names_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
         pg_buf_printf(b, "    \"%s\",\n", e->lttng_name);
     pg_buf_printf(b, "};\n\nstatic const int *const palev_event_states_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "    &%s,\n", tp_state(p, e));
+        pg_buf_printf(b, "    &%s,\n", e->tp_state);
     pg_buf_puts(b, "};\n\n");
     emit_keyword_index(b, p);
-    pg_buf_printf(b, "const palev_provider palev_provider_%s = {\n    sizeof(palev_provider),\n"
-                  "    \"%s\",\n    ", P, P);
+    pg_buf_printf(b, "const palev_provider palev_provider_%s = {\n    sizeof(palev_provider), /* struct_size */\n"
+                  "    \"%s\", /* name */\n    ", P, P);
     pg_put_c_string(b, p->name);
-    pg_buf_printf(b, ",\n    { 0x%08xU, 0x%04x, 0x%04x, { ", p->guid_d1, p->guid_d2, p->guid_d3);
+    pg_buf_printf(b, ", /* etw_name */\n    { 0x%08xU, 0x%04x, 0x%04x, { ", p->guid_d1, p->guid_d2, p->guid_d3);
     for (int i = 0; i < 8; i++)
-        pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } },\n");
-    pg_buf_printf(b, "    %zu,\n    palev_events_%s,\n    palev_event_names_%s,\n    palev_event_states_%s,\n"
-                  "    palev_keyword_events_%s,\n    palev_keyword_start_%s,\n    \"%s\",\n};\n\n",
-                  p->events.len, P, P, P, P, P, p->layout);
+        pg_buf_printf(b, "0x%02x%s", p->guid_d4[i], i < 7 ? ", " : " } }, /* guid */\n");
+    pg_buf_printf(b, "    %zu, /* event_count */\n    palev_events_%s, /* events */\n"
+                  "    palev_event_names_%s, /* event_names */\n    palev_event_states_%s, /* event_states */\n"
+                  "    palev_keyword_events_%s, /* keyword_events */\n    palev_keyword_start_%s, /* keyword_start */\n"
+                  "    \"%s\", /* layout */\n};\n\n", p->events.len, P, P, P, P, P, p->layout);
     pg_buf_printf(b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);
@@ -665,66 +667,19 @@ static void emit_events_c(const pg_manifest *m, const pg_provider *p, pg_vec *fi
     if (zeros)
         pg_buf_printf(b, "/* What a NULL fixed-size array records. */\nstatic uint64_t palev_zeros[%llu];\n\n",
                       (unsigned long long)((zeros + 7) / 8));
+    pg_usdt_emit_c_prelude(m, b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
-        if (t->used && template_has_leaves(t))
-            emit_prepare(b, p, t);
+        if (records(t))
+            emit_prepare(b, t);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_emit_fn(b, p, e);
+        emit_emit_fn(b, m, p, e);
     emit_registration(b, p);
+    pg_usdt_emit_c_tail(m, b, p);
 }
 
-/* Only scalar bools are enums: arrays and struct members stay integers. */
-static void mark_bool_enum(pg_provider *p)
+void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files)
 {
-    PG_VEC_EACH(const pg_template, t, p->templates) {
-        pg_vec leaves = { 0 };
-
-        if (!t->used)
-            continue;
-        pg_template_leaves(t, &leaves);
-        PG_VEC_EACH(const pg_leaf, l, leaves)
-            if (l->rec == PG_REC_INT && l->f->type->is_bool)
-                p->uses_bool_enum = 1;
-    }
-}
-
-/* LTTng connects a call site to a probe when their names and their stringified TP_ARGS match.
- * Every tracepoint takes a pointer to an argument struct, so the struct's name carries a hash
- * of its layout and fields: a probe provider built from another version of the manifest then
- * fails to connect (LTTng warns) instead of reading arguments of another layout. */
-static unsigned fnv1a(const pg_buf *b)
-{
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < b->len; i++)
-        h = (h ^ (unsigned char)b->data[i]) * 16777619u;
-    return h;
-}
-
-static void name_arg_structs(pg_provider *p)
-{
-    PG_VEC_EACH(pg_template, t, p->templates) {
-        pg_buf layout = { 0 };
-
-        emit_arg_members(&layout, t);
-        emit_tp_fields(&layout, p, t);
-        t->args_name = pg_printf("palev_args_%s_%s_%08x", p->lttng_name, t->ident, fnv1a(&layout));
-        pg_buf_free(&layout);
-    }
-}
-
-/* The probe provider and the call sites must come from one P-tp.h: its hash names it. */
-static void name_layout(pg_provider *p, const pg_file *tp_h)
-{
-    p->layout = pg_printf("palev-layout:%s:%08x", p->lttng_name, fnv1a(&tp_h->text));
-}
-
-void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files)
-{
-    mark_bool_enum(p);
-    name_arg_structs(p);
-    emit_tp_h(m, p, files);
-    name_layout(p, files->items[files->len - 1]);
+    emit_tp_h(p, files);
     emit_probe_c(m, p, files);
     emit_events_h(m, p, files);
     emit_events_c(m, p, files);

@@ -3,9 +3,9 @@
 #include "model.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int parse_number(const char *s, uint64_t *out)
 {
@@ -16,12 +16,56 @@ static int parse_number(const char *s, uint64_t *out)
     return !errno && *s && !*end && *s != '-';
 }
 
-static const pg_named *find_keyword(const pg_provider *p, const char *name)
+/* The length of a keyword name without ETW's "Keyword" suffix ("GCKeyword" -> 2), ignoring case. */
+static size_t stem_len(const char *name)
 {
+    static const char suffix[] = "keyword";
+    size_t len = strlen(name), n = sizeof(suffix) - 1;
+
+    return len > n && strcasecmp(name + len - n, suffix) == 0 ? len - n : len;
+}
+
+/* Keywords as people say them: any case, with or without the suffix ("gc" is "GCKeyword"). */
+static int same_keyword(const char *keyword, const char *asked)
+{
+    size_t n = stem_len(keyword);
+
+    return n == stem_len(asked) && strncasecmp(keyword, asked, n) == 0;
+}
+
+/* How many of p's keywords answer to `name`; their masks are or-ed into *mask. */
+static int find_keyword(const pg_provider *p, const char *name, uint64_t *mask)
+{
+    int found = 0;
+
     PG_VEC_EACH(const pg_named, k, p->keywords)
-        if (k->name && strcmp(k->name, name) == 0)
-            return k;
-    return NULL;
+        if (k->name && same_keyword(k->name, name)) {
+            *mask |= k->value;
+            found++;
+        }
+    return found;
+}
+
+/* The unknown keyword's error: which manifest was read and each provider's keywords. */
+static int unknown_keyword(const pg_manifest *m, const pg_provider *only, const char *name,
+                           pg_buf *err)
+{
+    pg_buf_printf(err, "unknown keyword \"%s\" in %s (not a hex mask either)", name, m->path);
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
+        const char *sep = ":";
+
+        if (only && p != only)
+            continue;
+        pg_buf_printf(err, "; %s keywords", p->lttng_name);
+        PG_VEC_EACH(const pg_named, k, p->keywords)
+            if (k->name) {
+                pg_buf_printf(err, "%s %s", sep, k->name);
+                sep = ",";
+            }
+        if (*sep == ':')
+            pg_buf_puts(err, ": none");
+    }
+    return 2;
 }
 
 /* The first name of the list that is no keyword of the providers asked about, or NULL when all
@@ -31,10 +75,11 @@ static const char *unknown_name(const pg_manifest *m, const pg_provider *only, c
     char *list = pg_strdup(spec), *save = NULL;
 
     for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+        uint64_t ignored = 0;
         int found = 0;
 
         PG_VEC_EACH(const pg_provider, p, m->providers)
-            found |= (!only || p == only) && find_keyword(p, k);
+            found |= (!only || p == only) && find_keyword(p, k, &ignored);
         if (!found)
             return k;
     }
@@ -55,12 +100,8 @@ static uint64_t mask_for(const pg_provider *p, const char *spec, int names)
         return mask;
     mask = 0;
     list = pg_strdup(spec);
-    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
-        const pg_named *kw = find_keyword(p, k);
-
-        if (kw)
-            mask |= kw->value;
-    }
+    for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save))
+        find_keyword(p, k, &mask);
     return mask;
 }
 
@@ -72,47 +113,47 @@ static int selected(const pg_event *e, uint64_t level, uint64_t mask)
     return (level == 0 || l <= level) && (e->keywords == 0 || (e->keywords & mask) != 0);
 }
 
-int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
-                   const char *provider, pg_buf *out)
+/* --level: a number from 0 to 255. */
+static int parse_level(const char *level, uint64_t *lvl, pg_buf *err)
 {
-    const pg_provider *only = NULL;
-    uint64_t lvl = 0, mask;
-    const char *unknown;
-    int names;
     char *end;
 
-    if (provider) {
-        PG_VEC_EACH(const pg_provider, p, m->providers)
-            if (strcmp(p->name, provider) == 0 || strcmp(p->lttng_name, provider) == 0)
-                only = p;
-        if (!only) {
-            fprintf(stderr, "palev-gen: no provider \"%s\" in %s\n", provider, m->path);
-            return 2;
-        }
-    }
-    if (level) {
-        errno = 0;
-        lvl = strtoull(level, &end, 10);
-        if (errno || !*level || *end || lvl > 255 || *level == '-') {
-            fprintf(stderr, "palev-gen: --level wants a number from 0 to 255, not \"%s\"\n", level);
-            return 2;
-        }
-    }
-    unknown = keywords ? unknown_name(m, only, keywords) : NULL;
-    names = keywords && !unknown;
-    if (unknown && !parse_number(keywords, &mask)) {
-        fprintf(stderr, "palev-gen: unknown keyword \"%s\" (not a hex mask either)\n", unknown);
+    errno = 0;
+    *lvl = level ? strtoull(level, &end, 10) : 0;
+    if (level && (errno || !*level || *end || *lvl > 255 || *level == '-')) {
+        pg_buf_printf(err, "--level wants a number from 0 to 255, not \"%s\"", level);
         return 2;
     }
-    PG_VEC_EACH(const pg_provider, p, m->providers) {
-        mask = mask_for(p, keywords, names);
+    return 0;
+}
 
+int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err)
+{
+    const pg_provider *only = NULL;
+    uint64_t lvl, mask;
+    const char *unknown;
+
+    if (q->provider) {
+        PG_VEC_EACH(const pg_provider, p, m->providers)
+            if (strcmp(p->name, q->provider) == 0 || strcmp(p->lttng_name, q->provider) == 0)
+                only = p;
+        if (!only) {
+            pg_buf_printf(err, "no provider \"%s\" in %s", q->provider, m->path);
+            return 2;
+        }
+    }
+    if (parse_level(q->level, &lvl, err))
+        return 2;
+    unknown = q->keywords ? unknown_name(m, only, q->keywords) : NULL;
+    if (unknown && !parse_number(q->keywords, &mask))
+        return unknown_keyword(m, only, unknown, err);
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (only && p != only)
             continue;
+        mask = mask_for(p, q->keywords, q->keywords && !unknown);
         PG_VEC_EACH(const pg_event, e, p->events)
             if (selected(e, lvl, mask))
-                pg_buf_printf(out, "%s%s:%s", out->len ? "," : "", p->lttng_name, e->lttng_name);
+                pg_vec_push(events, (void *)e);
     }
-    pg_buf_puts(out, "\n");
     return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering: manifest fields to C parameters and LTTng trace fields (see README "Types"). */
+/* Lowering: manifest fields to C parameters and LTTng trace fields (docs/manifest.md, types). */
 #include "lower.h"
 
 #include <string.h>
@@ -87,16 +87,6 @@ const char *pg_scalar_ctype(const pg_field *f)
     return f->type->ctype;
 }
 
-const char *pg_struct_typename(const pg_provider *p, const pg_template *t, const pg_field *s)
-{
-    return pg_printf("%s_%s_%s", p->lttng_name, t->ident, s->tname);
-}
-
-const char *pg_emit_fn_name(const pg_provider *p, const pg_event *e)
-{
-    return pg_printf("palev_emit_%s_%s", p->lttng_name, e->lttng_name);
-}
-
 /* The C type of one element of an array, or of a scalar. */
 static const char *value_type(const pg_field *f, int in_struct)
 {
@@ -147,31 +137,48 @@ char *pg_param_decl(const pg_field *f, const char *name, int in_struct)
     return s;
 }
 
-static void put_param(pg_buf *b, const pg_provider *p, const pg_template *t, const pg_field *f)
+/* The declarations of a template's parameters, one string each. */
+static void param_list(const pg_template *t, pg_vec *params)
 {
-    if (b->len)
-        pg_buf_puts(b, ", ");
-    if (f->is_struct) {
-        put_decl(b, pg_printf("const %s *", pg_struct_typename(p, t, f)), f->cname);
+    if (!t)
         return;
+    PG_VEC_EACH(const pg_field, f, t->fields) {
+        pg_buf b = { 0 };
+
+        if (f->is_struct)
+            put_decl(&b, pg_printf("const %s *", f->struct_type), f->cname);
+        else if (f->type)
+            pg_buf_puts(&b, pg_param_decl(f, f->cname, 0));
+        else
+            continue;
+        pg_vec_push(params, b.data);
+        if (!f->is_struct && f->type->counted)
+            pg_vec_push(params, pg_printf("uint16_t %s_Length", f->cname));
     }
-    pg_buf_puts(b, pg_param_decl(f, f->cname, 0));
-    if (f->type->counted)
-        pg_buf_printf(b, ", uint16_t %s_Length", f->cname);
 }
 
-char *pg_params(const pg_provider *p, const pg_template *t)
-{
-    pg_buf b = { 0 };
-    char *s;
+/* Past this many columns a prototype takes one parameter per line. */
+#define SIGNATURE_COLUMNS 100
 
-    if (t)
-        PG_VEC_EACH(const pg_field, f, t->fields)
-            if (f->is_struct || f->type)
-                put_param(&b, p, t, f);
-    s = pg_strdup(b.len ? b.data : "void");
-    pg_buf_free(&b);
-    return s;
+void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
+                      const pg_template *t)
+{
+    pg_vec params = { 0 };
+    size_t width = strlen(head) + 2;    /* "head(...)" */
+    int wrap;
+
+    for (size_t i = 0; i < n_lead; i++)
+        pg_vec_push(&params, (void *)lead[i]);
+    param_list(t, &params);
+    if (!params.len)
+        pg_vec_push(&params, pg_strdup("void"));
+    PG_VEC_EACH(const char, p, params)
+        width += strlen(p) + (p_i ? 2 : 0);
+    wrap = width > SIGNATURE_COLUMNS;
+    pg_buf_printf(b, "%s(%s", head, wrap ? "\n    " : "");
+    PG_VEC_EACH(const char, p, params)
+        pg_buf_printf(b, "%s%s", !p_i ? "" : wrap ? ",\n    " : ", ", p);
+    pg_buf_puts(b, ")");
 }
 
 char *pg_args(const pg_template *t)
@@ -193,35 +200,35 @@ char *pg_args(const pg_template *t)
     return s;
 }
 
-static void emit_struct_type(pg_buf *b, const pg_provider *p, const pg_template *t, const pg_field *s)
+static void emit_struct_type(pg_buf *b, const pg_template *t, const pg_field *s)
 {
     PG_VEC_EACH(const pg_field, m, s->members)
         if (m->is_struct)
-            emit_struct_type(b, p, t, m);
+            emit_struct_type(b, t, m);
     pg_buf_printf(b, "/* One element of %s \"%s\" in template \"", s->count.present ? "the array" : "struct", s->name);
     pg_put_comment_text(b, t->tid);
     pg_buf_puts(b, "\". */\n");
-    pg_buf_printf(b, "typedef struct %s {\n", pg_struct_typename(p, t, s));
+    pg_buf_printf(b, "typedef struct %s {\n", s->struct_type);
     PG_VEC_EACH(const pg_field, m, s->members) {
         pg_buf_puts(b, "    ");
         if (m->is_struct && m->count.present)
-            put_decl(b, pg_printf("const %s *", pg_struct_typename(p, t, m)), m->cname);
+            put_decl(b, pg_printf("const %s *", m->struct_type), m->cname);
         else if (m->is_struct)
-            put_decl(b, pg_struct_typename(p, t, m), m->cname);
+            put_decl(b, m->struct_type, m->cname);
         else
             pg_buf_puts(b, pg_param_decl(m, m->cname, 1));
         pg_buf_puts(b, ";\n");
         if (!m->is_struct && m->type && m->type->counted)
             pg_buf_printf(b, "    uint16_t %s_Length;\n", m->cname);
     }
-    pg_buf_printf(b, "} %s;\n\n", pg_struct_typename(p, t, s));
+    pg_buf_printf(b, "} %s;\n\n", s->struct_type);
 }
 
-void pg_emit_struct_types(pg_buf *b, const pg_provider *p, const pg_template *t)
+void pg_emit_struct_types(pg_buf *b, const pg_template *t)
 {
     PG_VEC_EACH(const pg_field, f, t->fields)
         if (f->is_struct)
-            emit_struct_type(b, p, t, f);
+            emit_struct_type(b, t, f);
 }
 
 void pg_put_c_string(pg_buf *b, const char *s)
@@ -252,10 +259,7 @@ void pg_put_comment_text(pg_buf *b, const char *s)
 
 int pg_template_needs_scratch(const pg_template *t)
 {
-    pg_vec leaves = { 0 };
-
-    pg_template_leaves(t, &leaves);
-    PG_VEC_EACH(const pg_leaf, l, leaves) {
+    PG_VEC_EACH(const pg_leaf, l, t->leaves) {
         const pg_intype *ty = l->f->type;
 
         /* NUL-terminated ANSI strings are recorded in place */

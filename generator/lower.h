@@ -29,29 +29,29 @@ typedef struct pg_leaf {
     const char *arr_prefix; /* how siblings of arr are reached, for its count= */
 } pg_leaf;
 
-/* The leaves of a template in trace order. */
+/* The leaves of a template in trace order (pg_lower keeps them in t->leaves). */
 void pg_template_leaves(const pg_template *t, pg_vec *leaves);
 
 /* C types. */
 const char *pg_scalar_ctype(const pg_field *f);     /* storage type of an integer or float */
 char *pg_param_decl(const pg_field *f, const char *name, int in_struct);
-const char *pg_struct_typename(const pg_provider *p, const pg_template *t, const pg_field *s);
-/* The out-of-line function an event's FireEvent calls: palev_emit_<P>_<Event>. */
-const char *pg_emit_fn_name(const pg_provider *p, const pg_event *e);
 
-/* The FireEvent parameter list ("void" when empty) and the matching argument list. */
-char *pg_params(const pg_provider *p, const pg_template *t);
+/* "head(lead..., the template's parameters)", "(void)" when there are none; one parameter per
+ * line when that would pass 100 columns. */
+void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
+                      const pg_template *t);
+/* The argument list matching the template's parameters. */
 char *pg_args(const pg_template *t);
 
 /* Typedefs for struct element types, for the public header. */
-void pg_emit_struct_types(pg_buf *b, const pg_provider *p, const pg_template *t);
+void pg_emit_struct_types(pg_buf *b, const pg_template *t);
 
 /* A C string literal for arbitrary bytes. */
 void pg_put_c_string(pg_buf *b, const char *s);
 /* Text safe inside a C comment. */
 void pg_put_comment_text(pg_buf *b, const char *s);
 
-/* Does recording this template need the scratch arena? */
+/* Does recording this template (its t->leaves) need the scratch arena? */
 int pg_template_needs_scratch(const pg_template *t);
 
 #endif /* PALEVGEN_LOWER_H */

@@ -14,11 +14,12 @@
 #define EXIT_USAGE 2
 
 static const char usage[] =
-    "usage: palev-gen generate [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
-    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
-    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... -o OUTDIR MANIFEST\n"
+    "usage: palev-gen generate [--usdt] [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
+    "       palev-gen check [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] MANIFEST\n"
+    "       palev-gen selftest [--provider-name ETWNAME=LTTNGNAME]... [--symbol-prefix P] -o OUTDIR MANIFEST\n"
     "       palev-gen enable-list [--keywords HEXMASK|NAME,...] [--level N] [--provider NAME] MANIFEST\n"
     "       palev-gen providers [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
+    "       palev-gen usdt-args [--provider-name ETWNAME=LTTNGNAME]... MANIFEST\n"
     "Exit status: 0 success, 1 manifest errors, 2 usage errors.\n";
 
 struct args {
@@ -28,6 +29,7 @@ struct args {
     const char *keywords;
     const char *level;
     const char *provider;
+    int usdt;               /* --usdt: USDT probes beside the tracepoints */
     pg_options opt;
 };
 
@@ -52,6 +54,14 @@ static int add_rename(struct args *a, const char *spec)
 
     if (!eq || eq == spec || !eq[1])
         return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", spec);
+    for (size_t i = 0; i < a->opt.rename_from.len; i++) {
+        const char *from = a->opt.rename_from.items[i], *to = a->opt.rename_to.items[i];
+
+        if (strlen(from) == (size_t)(eq - spec) && strncmp(from, spec, (size_t)(eq - spec)) == 0 &&
+            strcmp(to, eq + 1) != 0)
+            return usage_error("--provider-name %s: provider \"%s\" is already renamed to \"%s\"",
+                               spec, from, to);
+    }
     pg_vec_push(&a->opt.rename_from, pg_strndup(spec, (size_t)(eq - spec)));
     pg_vec_push(&a->opt.rename_to, pg_strdup(eq + 1));
     return 0;
@@ -68,6 +78,7 @@ static const char **option_slot(struct args *a, const char *name)
         { "--keywords", offsetof(struct args, keywords) },
         { "--level", offsetof(struct args, level) },
         { "--provider", offsetof(struct args, provider) },
+        { "--symbol-prefix", offsetof(struct args, opt.symbol_prefix) },
     };
 
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
@@ -84,7 +95,9 @@ static int parse_args(struct args *a, int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         const char **slot = option_slot(a, argv[i]);
 
-        if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--usdt") == 0) {
+            a->usdt = 1;
+        } else if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
             if (add_rename(a, argv[++i]))
                 return EXIT_USAGE;
         } else if (slot && i + 1 < argc) {
@@ -99,6 +112,8 @@ static int parse_args(struct args *a, int argc, char **argv)
     }
     if (!a->manifest)
         return usage_error("%s", "no manifest given");
+    if (a->opt.symbol_prefix && !pg_is_identifier(a->opt.symbol_prefix))
+        return usage_error("--symbol-prefix wants a C identifier, not \"%s\"", a->opt.symbol_prefix);
     return 0;
 }
 
@@ -126,13 +141,13 @@ static int write_output(const char *dir, pg_vec *files)
     return pg_write_files(dir, files) ? EXIT_MANIFEST : 0;
 }
 
-static int run_generate(struct args *a, pg_manifest *m, int selftest)
+static int write_providers(const struct args *a, const pg_manifest *m, int selftest)
 {
     pg_vec files = { 0 };
 
     if (!a->outdir)
         return usage_error("%s needs -o OUTDIR", a->command);
-    PG_VEC_EACH(pg_provider, p, m->providers) {
+    PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (!p->events.len) {
             pg_warning(p->loc, "provider \"%s\" has no events: nothing generated", p->name);
             continue;
@@ -145,37 +160,92 @@ static int run_generate(struct args *a, pg_manifest *m, int selftest)
     return write_output(a->outdir, &files);
 }
 
-static int run(struct args *a)
+static int run_generate(const struct args *a, const pg_manifest *m)
 {
-    static const char *const commands[] = { "generate", "check", "selftest", "enable-list",
-                                            "providers" };
-    pg_manifest *m;
-    size_t cmd = 0;
+    return write_providers(a, m, 0);
+}
 
-    while (cmd < 5 && strcmp(commands[cmd], a->command) != 0)
-        cmd++;
-    if (cmd == 5)
+static int run_selftest(const struct args *a, const pg_manifest *m)
+{
+    return write_providers(a, m, 1);
+}
+
+/* Checking is what every command does first. */
+static int run_check(const struct args *a, const pg_manifest *m)
+{
+    (void)a, (void)m;
+    return 0;
+}
+
+/* The comma-separated P:Event list, for lttng enable-event. */
+static int run_enable_list(const struct args *a, const pg_manifest *m)
+{
+    pg_enable_query q = { a->keywords, a->level, a->provider };
+    pg_vec events = { 0 };
+    pg_buf err = { 0 };
+
+    if (pg_enable_list(m, &q, &events, &err)) {
+        fprintf(stderr, "palev-gen: %s\n", err.data);
+        return EXIT_USAGE;
+    }
+    PG_VEC_EACH(const pg_event, e, events)
+        printf("%s%s:%s", e_i ? "," : "", e->provider->lttng_name, e->lttng_name);
+    printf("\n");
+    return 0;
+}
+
+/* The LTTng names generate would use, one per line (for build systems). */
+static int run_providers(const struct args *a, const pg_manifest *m)
+{
+    (void)a;
+    PG_VEC_EACH(const pg_provider, p, m->providers)
+        if (p->events.len)
+            printf("%s\n", p->lttng_name);
+    return 0;
+}
+
+static int run_usdt_args(const struct args *a, const pg_manifest *m)
+{
+    pg_buf out = { 0 };
+
+    (void)a;
+    pg_usdt_list(m, &out);
+    fputs(out.data ? out.data : "", stdout);
+    pg_buf_free(&out);
+    return 0;
+}
+
+static const struct command {
+    const char *name;
+    int (*run)(const struct args *a, const pg_manifest *m);
+} commands[] = {
+    { "generate", run_generate },
+    { "check", run_check },
+    { "selftest", run_selftest },
+    { "enable-list", run_enable_list },
+    { "providers", run_providers },
+    { "usdt-args", run_usdt_args },
+};
+
+/* Every command parses, checks and lowers the manifest, then does its own part. */
+static int run(const struct args *a)
+{
+    const struct command *cmd = NULL;
+    pg_manifest *m;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, a->command) == 0)
+            cmd = &commands[i];
+    if (!cmd)
         return usage_error("unknown command \"%s\"", a->command);
     m = pg_parse_file(a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
     if (pg_error_count() || pg_check(m, &a->opt))
         return EXIT_MANIFEST;
-    if (cmd == 0 || cmd == 2)
-        return run_generate(a, m, cmd == 2);
-    if (cmd == 3) {
-        pg_buf out = { 0 };
-        int rc = pg_enable_list(m, a->keywords, a->level, a->provider, &out);
-
-        if (!rc)
-            fputs(out.data ? out.data : "\n", stdout);
-        pg_buf_free(&out);
-        return rc;
-    }
-    /* providers: the LTTng names generate would use, one per line (for build systems) */
-    PG_VEC_EACH(pg_provider, p, m->providers)
-        if (cmd == 4 && p->events.len)
-            printf("%s\n", p->lttng_name);
-    return 0;
+    m->usdt = a->usdt;
+    if (pg_lower(m))
+        return EXIT_MANIFEST;
+    return cmd->run(a, m);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The manifest model shared by palev-gen's phases: parse -> check -> emit. */
+/* The manifest model shared by palev-gen's phases: parse -> check -> lower -> emit. */
 #ifndef PALEVGEN_MODEL_H
 #define PALEVGEN_MODEL_H
 
@@ -48,6 +48,10 @@ void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf
 void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* Forget the contents; the memory returns to the system with pg_arena_free(). */
 void pg_buf_free(pg_buf *b);
+/* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
+void pg_buf_put_utf8(pg_buf *b, uint32_t cp);
+/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
+uint32_t pg_fnv1a(const void *data, size_t len);
 
 /* A source location: every model node carries one. */
 typedef struct pg_loc {
@@ -63,7 +67,7 @@ void pg_diag_reset(void);
 /* When set (tests, fuzzing), diagnostics are not printed. */
 void pg_diag_quiet(int quiet);
 
-/* ---- types (types.c) ---------------------------------------------------------------------- */
+/* ---- winmeta tables (winmeta.c) ----------------------------------------------------------- */
 
 /* How a value of an inType is passed and recorded. */
 enum pg_kind {
@@ -91,8 +95,12 @@ typedef struct pg_intype {
 } pg_intype;
 
 const pg_intype *pg_intype_lookup(const char *qname);
+const char *pg_intype_spelling(const char *qname);
 /* 1 when the outType asks for hex display, 0 when it is known and decimal, -1 when unknown. */
 int pg_outtype_hex(const char *qname);
+/* ETW level (0 LogAlways .. 5 Verbose, more: custom) -> LTTng log level, and that level's name. */
+int pg_lttng_loglevel(uint64_t etw_level);
+const char *pg_loglevel_name(int lttng_level);
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
@@ -115,7 +123,7 @@ typedef struct pg_enum {
     int is_signed;
     char *ident;            /* enum name in the tracepoint header */
     pg_vec values;          /* pg_enum_value: the entries the type can hold; never empty */
-    const pg_enum_value *sample;    /* the value the selftest fires, chosen once by selftest.c */
+    const pg_enum_value *sample;    /* the value the selftest fires (pg_lower) */
 } pg_enum;
 
 typedef struct pg_map {
@@ -159,6 +167,7 @@ typedef struct pg_field {
     struct pg_field *parent;/* enclosing struct, or NULL */
     int used_as_count;      /* some sibling names it in count= */
     int used_as_length;     /* some sibling names it in length= */
+    char *struct_type;      /* a struct: its C type name in <P>-events.h (pg_lower) */
 } pg_field;
 
 typedef struct pg_template {
@@ -166,9 +175,15 @@ typedef struct pg_template {
     char *tid;
     char *ident;
     pg_vec fields;          /* pg_field */
-    char *args_name;        /* the tracepoint argument struct, named by the emitter */
     int used;
     unsigned index;
+    /* set by pg_lower */
+    pg_vec leaves;          /* pg_leaf (lower.h): the trace fields in order */
+    int needs_scratch;      /* recording converts or gathers into the scratch arena */
+    char *class_name;       /* the LTTng event class: palev_tmpl_<T> */
+    char *prepare_fn;       /* palev_prepare_<T> */
+    char *args_name;        /* the tracepoint argument struct: palev_args_<P>_<T> */
+    char *args_type;        /* its typedef in LTTNG_UST_TP_ARGS, named with its layout's hash */
 } pg_template;
 
 typedef struct pg_named {   /* level, task, opcode, keyword, channel */
@@ -208,12 +223,23 @@ typedef struct pg_event {
     unsigned index;         /* position in its provider */
     struct pg_provider *provider;
     int loglevel;           /* LTTng log level */
+    /* set by pg_lower: every C name generated for the event */
+    char *fire_name;        /* FireEvent<cname> */
+    char *enabled_name;     /* EventEnabled<cname> */
+    char *descriptor_name;  /* EventDescriptor<cname> */
+    char *emit_fn;          /* palev_emit_<P>_<Event>: what FireEvent calls out of line */
+    char *tp_name;          /* lttng_ust_tracepoint_<P>___<Event>, the call site's tracepoint */
+    char *tp_state;         /* its state: <tp_name>.state */
+    char *semaphore;        /* <P>_<Event>_semaphore (--usdt) */
+    const char *class_name; /* its template's class, or palev_empty */
+    const pg_template *args;/* its template when that records something, else NULL */
 } pg_event;
 
 typedef struct pg_provider {
     pg_loc loc;
     char *name;             /* ETW name */
     char *guid;             /* as written */
+    int guid_ok;            /* parsed into guid_d1..d4 */
     pg_loc name_loc, guid_loc;
     uint32_t guid_d1;
     uint16_t guid_d2, guid_d3;
@@ -222,8 +248,11 @@ typedef struct pg_provider {
     char *lttng_name;
     pg_vec levels, tasks, opcodes, keywords, channels, maps, templates, events;
     pg_index template_index;    /* tid -> template */
-    int uses_bool_enum;
-    char *layout;           /* "palev-layout:<P>:<hash of P-tp.h>", set by pg_emit_provider */
+    /* set by pg_lower */
+    int uses_bool_enum;     /* a scalar win:Boolean: the palev_bool enum */
+    int uses_empty_class;   /* an event records no field */
+    pg_buf tp_h;            /* the text of <P>-tp.h */
+    char *layout;           /* "palev-layout:<P>:<hash of tp_h>" */
 } pg_provider;
 
 typedef struct pg_string {
@@ -236,6 +265,8 @@ typedef struct pg_manifest {
     const char *basename;   /* for generated comments */
     pg_vec providers;
     pg_vec strings;         /* pg_string of the preferred culture */
+    pg_index string_index;  /* id -> pg_string, built by pg_check (the first of an id wins) */
+    int usdt;               /* generate --usdt: every event is also a USDT probe (emit_usdt.c) */
 } pg_manifest;
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
@@ -243,14 +274,44 @@ typedef struct pg_manifest {
 pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len);
 pg_manifest *pg_parse_file(const char *path);
 
-/* --provider-name overrides. */
+/* --provider-name overrides and --symbol-prefix. */
 typedef struct pg_options {
     pg_vec rename_from;     /* char *, ETW names */
     pg_vec rename_to;       /* char *, LTTng names */
+    const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
 } pg_options;
+
+/* ---- winmeta built-ins (winmeta.c) ------------------------------------------------------------ */
+
+/* The winmeta levels, tasks, opcodes and keywords a manifest uses without defining them
+ * ("win:Start" or another prefix bound to winmeta's namespace): a new node at loc, or NULL. */
+enum pg_builtin_kind { PG_BUILTIN_LEVEL, PG_BUILTIN_TASK, PG_BUILTIN_OPCODE, PG_BUILTIN_KEYWORD };
+pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc loc);
+/* A well-known channel an <importChannel> may name: 1 and its number, or 0. */
+int pg_builtin_channel(const char *name, uint64_t *value);
+
+/* ---- names (names.c) -------------------------------------------------------------------------- */
+
+/* s is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
+int pg_is_identifier(const char *s);
+/* A manifest name as a C identifier, never a keyword, libc macro or reserved name. */
+char *pg_make_ident(const char *s);
+/* Where an event's name comes from: its symbol= attribute, else the <event>. */
+pg_loc pg_event_name_loc(const pg_event *e);
+/* FireEvent<cname> unique in the manifest (derived names take their provider's name), then
+ * --symbol-prefix in front. */
+void pg_check_cnames(pg_manifest *m, const char *prefix);
+/* The C names pg_lower gave at file scope (emit functions, struct types) unique: errors name
+ * both places. */
+void pg_check_c_names(const pg_manifest *m);
 
 /* Resolve references, derive names, validate. Returns the number of errors. */
 unsigned pg_check(pg_manifest *m, const pg_options *opt);
+
+/* After pg_check: compute once what the emitters read (leaves, enum samples, every generated C
+ * name, <P>-tp.h and its layout hash) and check the C names unique. Returns the number of errors;
+ * the emitters then never change the model. (lower_names.c) */
+unsigned pg_lower(pg_manifest *m);
 
 /* ---- emitters --------------------------------------------------------------------------------- */
 
@@ -260,14 +321,26 @@ typedef struct pg_file {
     pg_buf text;
 } pg_file;
 
-/* Names derived data (argument structs, enums used) in p, then writes its four files. */
-void pg_emit_provider(const pg_manifest *m, pg_provider *p, pg_vec *files);
+/* The four files of a provider lowered by pg_lower. */
+void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+/* The text of <P>-tp.h, and what of it one template's argument struct and class depend on. */
+void pg_emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_buf *b);
+void pg_emit_tp_template(const pg_provider *p, const pg_template *t, pg_buf *b);
 void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files);
 
-/* The comma-separated P:Event list an ETW session (keywords, level) would receive. Returns 0, or 2
- * for a bad option value (reported on stderr). */
-int pg_enable_list(const pg_manifest *m, const char *keywords, const char *level,
-                   const char *provider, pg_buf *out);
+/* What enable-list asks; NULL means every keyword (a hex mask or names as people say them, "GC,JIT"),
+ * every level (0..255), every provider (ETW or LTTng name). */
+typedef struct pg_enable_query {
+    const char *keywords;
+    const char *level;
+    const char *provider;
+} pg_enable_query;
+/* The events an ETW session with those keywords and level would receive, in manifest order, pushed
+ * to events (const pg_event *). Returns 0, or 2 for a bad query value, the reason in err. */
+int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err);
+
+/* The USDT probes of every provider, one line each: "P:Event arg0:name:type ..." (usdt-args). */
+void pg_usdt_list(const pg_manifest *m, pg_buf *out);
 
 /* Write every file into dir atomically: all or nothing. Returns 0 or -1 (reported). */
 int pg_write_files(const char *dir, pg_vec *files);

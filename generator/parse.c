@@ -396,25 +396,6 @@ static void XMLCALL on_end(void *data, const char *name)
 
 /* expat sees the document as UTF-8: UTF-16 input (by BOM, or by "<?" in UTF-16) is transcoded
  * here, so attribute line numbers can be found in one buffer and any declared encoding works. */
-static void put_utf8(pg_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-
-    if (cp < 0x80) {
-        u[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    pg_buf_putn(b, u, n);
-}
-
 static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big_endian)
 {
     for (size_t i = 0; i + 1 < len; i += 2) {
@@ -428,7 +409,7 @@ static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big
                 i += 2;
             }
         }
-        put_utf8(b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+        pg_buf_put_utf8(b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
     }
 }
 
@@ -468,7 +449,7 @@ static void single_byte_to_utf8(pg_buf *b, const unsigned char *s, size_t len, i
         if (s[i] < 0x80)
             pg_buf_putn(b, (const char *)s + i, 1);
         else
-            put_utf8(b, cp1252 && s[i] < 0xA0 ? cp1252_high[s[i] - 0x80] : s[i]);
+            pg_buf_put_utf8(b, cp1252 && s[i] < 0xA0 ? cp1252_high[s[i] - 0x80] : s[i]);
     }
 }
 

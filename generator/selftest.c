@@ -54,25 +54,6 @@ static void expect_field(struct gen *g, const char *name, const char *value)
     pg_buf_printf(&g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
 }
 
-static void put_utf8(pg_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-
-    if (cp < 0x80) {
-        u[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    pg_buf_putn(b, u, n);
-}
-
 /* ---- sample values ------------------------------------------------------------------------------ */
 
 /* A sample value: its C expression and its text as recorded (UTF-8, JSON element, number). */
@@ -119,28 +100,10 @@ static uint64_t ref_of(const struct gen *g, const pg_ref *r, int elem)
     return r->is_const ? r->value : ref_value(g, r->field, elem);
 }
 
-/* The enum value the selftest fires: one only a single label has, negative if there is one (the
- * sign extension of hex map values is then seen in the trace). Chosen once per enum: the scan is
- * quadratic in the map's size, and every field using the enum asks more than once. */
+/* The enum value the selftest fires, chosen by pg_lower. */
 static const pg_enum_value *enum_entry(const pg_field *f)
 {
-    const pg_enum_value *pick = NULL;
-
-    if (f->en->sample)
-        return f->en->sample;
-    PG_VEC_EACH(const pg_enum_value, v, f->en->values) {
-        int unique = 1;
-
-        PG_VEC_EACH(const pg_enum_value, o, f->en->values)
-            unique &= o == v || o->value != v->value;
-        if (!unique)
-            continue;
-        if (!pick)
-            pick = v;
-        if (f->en->is_signed && (int64_t)v->value < 0)
-            return f->en->sample = v;
-    }
-    return f->en->sample = pick;
+    return f->en->sample;
 }
 
 /* The raw value of an integer field, as 64 bits. */
@@ -232,7 +195,7 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
     /* a sized string starts with non-ASCII text, so that even short ones carry some */
     for (size_t i = 0; len && i < 2 && units < len; i++, units++) {
         pg_buf_printf(&c, "\\u%04X", cycle[i]);
-        put_utf8(&t, cycle[i]);
+        pg_buf_put_utf8(&t, cycle[i]);
     }
     for (const char *h = head; *h && (!len || units < len); h++, units++) {
         pg_buf_putn(&c, h, 1);
@@ -242,7 +205,7 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
         uint32_t cp = len ? cycle[i % 3] : free_tail[i];
 
         pg_buf_printf(&c, cp < 0x80 ? "%c" : cp < 0x10000 ? "\\u%04X" : "\\U%08X", cp);
-        put_utf8(&t, cp);
+        pg_buf_put_utf8(&t, cp);
         units += cp < 0x10000 ? 1 : 2;
     }
     pg_buf_puts(&c, "\"");
@@ -565,7 +528,7 @@ static char *struct_value(struct gen *g, const pg_field *s, int by_value)
     } else {
         c = pg_printf("&st%u", g->id);
         pg_buf_printf(&g->pre, "    static const %s st%u = { %s };\n",
-                      pg_struct_typename(g->p, g->t, s), g->id++, init.data ? init.data : "0");
+                      s->struct_type, g->id++, init.data ? init.data : "0");
     }
     pg_buf_free(&init);
     return c;
@@ -637,7 +600,7 @@ static char *struct_array(struct gen *g, const pg_field *s)
         pg_buf_printf(&all, "%s{ %s }", i ? ", " : "", inits[i].data ? inits[i].data : "0");
         pg_buf_free(&inits[i]);
     }
-    pg_buf_printf(&g->pre, "    static const %s %s[%zu] = { %s };\n", pg_struct_typename(g->p, g->t, s),
+    pg_buf_printf(&g->pre, "    static const %s %s[%zu] = { %s };\n", s->struct_type,
                   name, n ? n : 1, n ? all.data : "{ 0 }");
     pg_buf_free(&all);
     return name;
@@ -668,8 +631,8 @@ static void emit_event(struct gen *g, pg_buf *c, pg_buf *expect, const pg_event 
     g->pre.len = g->args.len = g->expect.len = 0;
     if (g->t)
         event_args(g);
-    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%sFireEvent%s(%s);\n}\n\n", e->cname,
-                  g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->cname,
+    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%s%s(%s);\n}\n\n", e->cname,
+                  g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->fire_name,
                   g->args.len ? g->args.data : "");
     pg_buf_printf(expect, "%s:%s: { %s%s}\n", g->p->lttng_name, e->lttng_name,
                   g->expect.len ? g->expect.data : "", g->expect.len ? " " : "");

@@ -59,13 +59,19 @@ void pg_arena_free(void)
 
 /* ---- string index: open addressing, FNV-1a -------------------------------------------------- */
 
+uint32_t pg_fnv1a(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
 static size_t hash(const char *s)
 {
-    size_t h = 2166136261u;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    return pg_fnv1a(s, strlen(s));
 }
 
 static size_t slot(const pg_index *ix, const char *key)
@@ -271,4 +277,23 @@ void pg_diag_reset(void)
 void pg_diag_quiet(int q)
 {
     quiet = q;
+}
+
+void pg_buf_put_utf8(pg_buf *b, uint32_t cp)
+{
+    char u[4];
+    size_t n;
+
+    if (cp < 0x80) {
+        u[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    pg_buf_putn(b, u, n);
 }

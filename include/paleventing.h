@@ -19,6 +19,9 @@ extern "C" {
 #define PALEV_API
 #endif
 
+/* One load of an event state and a branch hint (used by palev_event_enabled()). */
+#define PALEV_EVENT_STATE_ENABLED_(state_ptr) (__builtin_expect(*(state_ptr), 0) != 0)
+
 #define PALEV_VERSION_MAJOR 0
 #define PALEV_VERSION_MINOR 1
 #define PALEV_VERSION_PATCH 0
@@ -61,7 +64,7 @@ PALEV_API const char *palev_strerror(int err);
  * All functions are thread-safe and return 0 (written, or nothing to write because nobody
  * listens or a filter said no) or a negative errno (-EINVAL for a NULL source or name, a bad
  * format or invalid JSON, -ENOMEM). They never abort or block the host. An event larger than a
- * sub-buffer of the session's channel is dropped by LTTng (counted as discarded), see README.
+ * sub-buffer of the session's channel is dropped by LTTng (counted as discarded): docs/eventsource.md.
  * ------------------------------------------------------------------------------------------- */
 
 struct json_t; /* jansson's json_t: include <jansson.h> to build payloads */
@@ -189,6 +192,142 @@ PALEV_API int palev_provider_register(const palev_provider *provider);
  * Generated headers wrap it as ProviderEnabled<P>(level, keywords). */
 PALEV_API int palev_provider_is_enabled(const palev_provider *provider, uint8_t level,
                                         uint64_t keywords);
+
+/* ---------------------------------------------------------------------------------------------
+ * Dynamic events: typed events defined at run time (a managed EventSource, a script's events, a
+ * plugin's events), recorded as first-class LTTng events <provider>:<name> with typed fields:
+ * enabled by name or wildcard, selected by --loglevel, filtered by field value, read back by
+ * babeltrace2 like generated events. See docs/dynamic-events.md.
+ *
+ * An event is defined once (a mutex is taken) and lives until the process exits. Writing is
+ * lock-free and allocation-free while converted text (UTF-16 strings, GUIDs, float arrays) fits
+ * PALEV_SCRATCH_STACK_SIZE bytes per event. Without LTTng (PALEV_LTTNG=0, liblttng-ust absent),
+ * definitions still succeed and nothing is ever recorded.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Field types. Integers are recorded with their size and signedness; PALEV_TYPE_POINTER as an
+ * unsigned hexadecimal integer of the pointer's size; BOOL as an enumeration (false/true) over
+ * one byte; STRING16 (UTF-16) converted to UTF-8 like generated events (unpaired surrogates
+ * become U+FFFD); GUID as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; BYTES as a sequence of
+ * hexadecimal bytes. */
+enum palev_type {
+    PALEV_TYPE_INT8 = 1,
+    PALEV_TYPE_UINT8,
+    PALEV_TYPE_INT16,
+    PALEV_TYPE_UINT16,
+    PALEV_TYPE_INT32,
+    PALEV_TYPE_UINT32,
+    PALEV_TYPE_INT64,
+    PALEV_TYPE_UINT64,
+    PALEV_TYPE_FLOAT,
+    PALEV_TYPE_DOUBLE,
+    PALEV_TYPE_BOOL,
+    PALEV_TYPE_STRING,      /* UTF-8 */
+    PALEV_TYPE_STRING16,    /* UTF-16, recorded as UTF-8 */
+    PALEV_TYPE_GUID,
+    PALEV_TYPE_POINTER,
+    PALEV_TYPE_BYTES
+};
+
+/* Field flags. HEX: integers (and integer arrays) displayed in hexadecimal. ARRAY: a counted
+ * array of integers, floats or doubles. Integer arrays are LTTng sequences (babeltrace2 shows
+ * `[ [0] = 1, ... ]`); LTTng cannot type float arrays, so FLOAT/DOUBLE arrays are recorded as a
+ * string holding a compact JSON array ("[1.5,2.5]", NaN/infinity as null), as generated events
+ * record them. Any other combination is refused (-EINVAL). */
+#define PALEV_FIELD_HEX 0x1u
+#define PALEV_FIELD_ARRAY 0x2u
+
+/* Limits (exceeding one is refused with the errno given). */
+#define PALEV_EVENT_MAX_FIELDS 128      /* fields per event: -E2BIG */
+#define PALEV_EVENT_MAX_NAME 255        /* strlen(provider) + 1 + strlen(name): -ENAMETOOLONG */
+#define PALEV_FIELD_MAX_NAME 200        /* strlen(field name): -ENAMETOOLONG */
+
+typedef struct palev_field {
+    const char *name;       /* [A-Za-z_][A-Za-z0-9_]*, unique in the event */
+    uint8_t type;           /* enum palev_type */
+    uint8_t flags;          /* PALEV_FIELD_* */
+} palev_field;
+
+/* One value for one field, by the field's type:
+ *   integers, BOOL: i (signed) or u (unsigned), cut to the field's size; BOOL: non-zero is true
+ *   FLOAT, DOUBLE: d
+ *   STRING: s, with len bytes (PALEV_NUL_TERMINATED: up to its NUL); NULL is ""
+ *   STRING16: s16, with len code units (or PALEV_NUL_TERMINATED); NULL is ""
+ *   GUID: guid (NULL: the zero GUID); POINTER: p
+ *   BYTES and arrays: p, pointing to len elements of the field's C type (uint8_t, int16_t, float,
+ *   ...); len may be 0 (and p NULL): an empty array. At most UINT32_MAX elements. */
+typedef struct palev_value {
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        const char *s;
+        const char16_t *s16;
+        const palev_guid *guid;
+        const void *p;
+    } v;
+    size_t len;
+} palev_value;
+
+/* A defined event. Its first bytes hold the state LTTng sets while a session records it, read
+ * by palev_event_enabled(); everything else is private. */
+typedef struct palev_event palev_event;
+
+/* Where the state is in a palev_event: after a 32-bit size and two pointers (LTTng-UST 2.13's
+ * struct lttng_ust_tracepoint, checked when the library is built). */
+#define PALEV_EVENT_STATE_OFFSET (3 * sizeof(void *))
+
+/* Define the event <provider>:<name> with an ETW level (mapped to the LTTng log level as for
+ * generated events: 0 EMERG, 1 CRIT, 2 ERR, 3 WARNING, 4 INFO, 5 and above DEBUG) and keywords,
+ * and register it with LTTng: a session already recording a matching name or wildcard records it
+ * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). On success *event is the handle, valid until
+ * the process exits. Defining the same provider, name, level, keywords and fields again returns
+ * the same handle; the same provider and name with anything else is -EEXIST (define a new name,
+ * e.g. Tick_V2, for a new version). -EBUSY: the provider name belongs to a generated provider
+ * registered in this process, or is "Paleventing". Also -EINVAL (NULL argument, unknown type,
+ * bad flags, duplicate field name), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM,
+ * -ECANCELED after palev_fini(). On failure *event (when event is not NULL) is a handle that is
+ * never enabled, so a host that ignores the error writes nothing and never crashes. Thread-safe. */
+PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
+                                 uint64_t keywords, const palev_field *fields, size_t count,
+                                 palev_event **event);
+
+/* The event <provider>:<name> defined earlier, or NULL (also for a NULL name). Lock-free and
+ * allocation-free (an RCU-published table; a define may run meanwhile): meant for hot paths
+ * that hold names, not handles. About 15 ns with 10 000 events defined. Thread-safe. */
+PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name);
+
+/* Record the event with `count` values, one per field in definition order. Returns 0 (recorded,
+ * or nobody listens: then nothing is read), -EINVAL for a NULL event, or, when the event would
+ * be recorded, a count that is not the event's field count (nothing is recorded then). Strings
+ * are read up to len or their NUL, arrays for len elements. LTTng applies the session's filters
+ * to the values. Thread-safe, lock-free, never blocks. */
+PALEV_API int palev_event_write(const palev_event *event, const palev_value *values, size_t count);
+
+/* The same with one argument per field, by the field's type: 8-, 16- and 32-bit integers and BOOL
+ * as int (or unsigned), 64-bit integers as int64_t/uint64_t, FLOAT and DOUBLE as double, STRING
+ * as const char *, STRING16 as const char16_t * (both NUL-terminated), GUID as
+ * const palev_guid *, POINTER as const void *, BYTES and arrays as two arguments: const void *
+ * elements, size_t count. Arguments are read only when the event is recorded. */
+PALEV_API int palev_event_writef(const palev_event *event, ...);
+
+/* 1 while a session records the event, else 0: one load and a branch, inline. `event` is a
+ * handle palev_event_define() gave (never NULL). */
+static inline int palev_event_enabled(const palev_event *event)
+{
+#ifdef __cplusplus
+    return PALEV_EVENT_STATE_ENABLED_(reinterpret_cast<const volatile int *>(
+        reinterpret_cast<const char *>(event) + PALEV_EVENT_STATE_OFFSET));
+#else
+    return PALEV_EVENT_STATE_ENABLED_((const volatile int *)((const char *)event +
+                                                             PALEV_EVENT_STATE_OFFSET));
+#endif
+}
+
+/* Write with the varargs form only when the event is enabled: when nobody listens, the
+ * arguments are not even evaluated. */
+#define PALEV_EVENT_WRITE(event, ...) \
+    (palev_event_enabled(event) ? palev_event_writef((event), __VA_ARGS__) : 0)
 
 /* ---------------------------------------------------------------------------------------------
  * Code: what a runtime generates, described in the trace and for perf (docs/stacks.md).

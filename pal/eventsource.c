@@ -20,13 +20,11 @@
 PALEV_API const int *const palev_eventsource_state =
     &lttng_ust_tracepoint_Paleventing___EventSource.state;
 
-/* Out of line, so that callers need no registers saved before their state check. */
+/* Out of line, so that callers need no registers saved before their state check. The verdict
+ * of a (source, name) pair is cached (verdict.c). */
 __attribute__((noinline)) static int filters_pass(const char *source, const char *name)
 {
-    const struct palev__config *cfg = palev__config();
-
-    return palev__filter_match(&cfg->source_filter, source) &&
-           palev__filter_match(&cfg->name_filter, name);
+    return palev__filters_pass(source, name);
 }
 
 /* The generated stub checks the state again: a session may have stopped since LISTENING(). */
@@ -87,7 +85,7 @@ PALEV_API int palev_eventsource_write(const char *source, int32_t id, const char
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     return write_text(source, id, name, json);
 }
@@ -146,7 +144,7 @@ PALEV_API int palev_eventsource_write_json(const char *source, int32_t id, const
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     return write_value(source, id, name, payload);
 }
@@ -180,7 +178,7 @@ PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const
 
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING())
+    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
         return 0;
     va_start(ap, fmt);
     ret = write_packed(source, id, name, fmt, ap);

@@ -24,6 +24,45 @@ void palev__filter_free(struct palev__filter *f);
 /* 1 when `s` contains any of the filter's entries ignoring ASCII case, or the filter is empty. */
 int palev__filter_match(const struct palev__filter *f, const char *s);
 
+/* ---- verdict.c: the EventSource filters' verdict, cached -------------------------------- */
+
+/* palev__filter_match() of the configured source and name filters, both. Pairs of strings in
+ * read-only memory are answered from a lock-free cache (two pointer compares); others are
+ * scanned. Thread-safe. */
+int palev__filters_pass(const char *source, const char *name);
+
+/* The cache itself, for the inline check below: open addressing over pointer pairs, each
+ * entry filled once and published by a release store of its source, never changed after. */
+#define PALEV__VERDICT_SLOTS 4096
+#define PALEV__VERDICT_SCAN (-1)
+struct palev__verdict {
+    const char *source, *name;
+    int pass;                   /* 1, 0, or PALEV__VERDICT_SCAN: scan every time */
+    int pad[3];                 /* 32 bytes: a slot's address is one shift */
+};
+extern struct palev__verdict palev__verdicts[PALEV__VERDICT_SLOTS];
+
+static inline size_t palev__verdict_slot(const char *source, const char *name)
+{
+    /* Shifts and xors only (no multiply on the filtered-out path): the keys are addresses of
+     * distinct strings, and a pair away from its home slot is still found, out of line. */
+    uintptr_t h = (uintptr_t)source ^ ((uintptr_t)name >> 3);
+
+    return (size_t)(h ^ (h >> 12)) & (PALEV__VERDICT_SLOTS - 1);
+}
+
+/* The cached verdict when the pair sits in its home slot (1 or 0), else -1 (ask
+ * palev__filters_pass()). A filtered-out EventSource call costs this and nothing more. */
+static inline int palev__verdict_cached(const char *source, const char *name)
+{
+    const struct palev__verdict *v = &palev__verdicts[palev__verdict_slot(source, name)];
+
+    if (__atomic_load_n(&v->source, __ATOMIC_ACQUIRE) == source && v->name == name &&
+        v->pass != PALEV__VERDICT_SCAN)
+        return v->pass;
+    return -1;
+}
+
 /* ---- json.c: JSON text checks for palev_eventsource_write() ----------------------------- */
 
 /* Deeper nesting is refused (jansson's parser has the same limit). */
@@ -142,6 +181,8 @@ void palev__debug_at(const char *func, const char *file, int line, const char *f
 int32_t palev__utf16_next(const char16_t *s, size_t len, size_t *i);
 /* Same for bytes that should be UTF-8: each byte of an invalid sequence gives U+FFFD. */
 int32_t palev__utf8_next(const unsigned char *s, size_t len, size_t *i);
+/* palev_utf16_to_utf8(), called from inside the library without going through the PLT. */
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen);
 /* Encode a code point (<= U+10FFFF, not a surrogate) as UTF-8; returns its length, 1 to 4. */
 size_t palev__utf8_encode(uint32_t cp, char out[4]);
 
@@ -150,6 +191,11 @@ size_t palev__utf8_encode(uint32_t cp, char out[4]);
 /* The allocator behind every allocation of the library (malloc); tests replace it to inject
  * failures. What it returns is released with free(). */
 extern void *(*palev__malloc)(size_t size);
+
+/* provider.c: is `name` the name of a generated provider registered in this process? Has
+ * palev_fini() been called? */
+int palev__provider_known(const char *name);
+int palev__finished(void);
 
 /* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
  * the tracepoints usable while the process exits. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -19,7 +20,9 @@ void palev__debug_at(const char *func, const char *file, int line, const char *f
     flockfile(stderr);
     fputs("paleventing: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (in %s() at %s:%d)\n", func, file, line);
+    /* the file's name only: the build machine's source tree means nothing to the reader */
+    fprintf(stderr, " (in %s() at %s:%d)\n", func, strrchr(file, '/') ? strrchr(file, '/') + 1 : file,
+            line);
     funlockfile(stderr);
     va_end(ap);
 end:

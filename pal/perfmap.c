@@ -306,11 +306,11 @@ PALEV_API int palev_code_load_utf16(const void *code, size_t size, const char16_
     struct symbol s;
     size_t need, room;
 
-    need = palev_utf16_to_utf8(NULL, 0, name, len);
+    need = palev__utf16_to_utf8(NULL, 0, name, len);
     if (!valid_code(code, size) || need == 0)
         return -EINVAL;
     room = symbol_room(&s, need);
-    palev_utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
+    palev__utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
     s.len = strlen(s.line + PREFIX_MAX);
     return symbol_log(&s, perf_outputs(), code, size, PALEV_CODE_JIT);
 }

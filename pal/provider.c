@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "Paleventing-events.h"
 
 #define PROVIDER_NAME_MAX 255
 /* Status of a registry entry whose probe provider one thread is loading right now. */
@@ -24,15 +25,27 @@ struct entry {
     struct entry *next;
     int status;             /* LOADING, 0 or a negative errno */
     pthread_t loader;       /* the thread loading it, while LOADING */
+    char *reason;           /* "from PATH", or why not and where it looked; NULL if no memory */
+    int reported;           /* recorded as Paleventing:ProviderStatus */
     char name[];
 };
 
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t loaded;  /* broadcast when an entry leaves LOADING */
-    struct entry *entries;
+    struct entry *entries;  /* in registration order */
+    struct entry **tail;
     int finished;
-} registry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0 };
+} registry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &registry.entries, 0 };
+
+/* The library's own provider: once it is loaded, ProviderStatus events can be recorded. */
+#define OWN_PROVIDER "Paleventing"
+/* The places tried for one provider and why each failed, for one debug line and one event. */
+#define TRIED_MAX 2048
+struct tried {
+    size_t len;
+    char text[TRIED_MAX];
+};
 
 static const struct {
     int err;
@@ -41,13 +54,20 @@ static const struct {
     { 0, "success" },
     { -EINVAL, "invalid argument: a NULL or malformed provider (too small struct_size, a name "
                "that is not 1 to 255 characters of [A-Za-z0-9_]), a NULL EventSource source or "
-               "name, invalid JSON, or a bad json_pack format or argument" },
+               "name, invalid JSON, a bad json_pack format or argument, or a dynamic event with "
+               "a bad name, type or flags or the wrong number of values" },
     { -ENOENT, "probe provider could not be loaded; tracing of this provider is off" },
     { -ECANCELED, "loading probe providers is disabled (PALEV_LTTNG=0, or palev_fini() was "
                   "called)" },
     { -ENOMEM, "out of memory" },
     { -EDEADLK, "provider registered again by the thread loading it (from a constructor of its "
                 "probe provider)" },
+    { -EEXIST, "a dynamic event of that provider and name is defined with other fields, level or "
+               "keywords" },
+    { -EBUSY, "the provider name of a dynamic event belongs to a generated provider or is "
+              "\"Paleventing\"" },
+    { -E2BIG, "too many fields for a dynamic event (PALEV_EVENT_MAX_FIELDS)" },
+    { -ENAMETOOLONG, "a dynamic event's provider:name or field name is too long for LTTng" },
 };
 
 PALEV_API const char *palev_strerror(int err)
@@ -56,6 +76,28 @@ PALEV_API const char *palev_strerror(int err)
         if (error_texts[i].err == err)
             return error_texts[i].text;
     return "unknown paleventing error";
+}
+
+static struct entry *find(const char *name);
+
+int palev__provider_known(const char *name)
+{
+    int known;
+
+    pthread_mutex_lock(&registry.lock);
+    known = find(name) != NULL;
+    pthread_mutex_unlock(&registry.lock);
+    return known;
+}
+
+int palev__finished(void)
+{
+    int finished;
+
+    pthread_mutex_lock(&registry.lock);
+    finished = registry.finished;
+    pthread_mutex_unlock(&registry.lock);
+    return finished;
 }
 
 /* Registration loads at once (initialising lazily, since generated constructors may run before
@@ -160,7 +202,7 @@ static const char *unloadable(const char *path, const char *layout)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
     if (fd < 0)
-        return NULL;    /* dlopen says why */
+        return strerror(errno);
     if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
         why = "not a regular file";
         goto end;
@@ -179,7 +221,7 @@ static const char *unloadable(const char *path, const char *layout)
     /* Loaded, LTTng would not connect its probes to our call sites (their arguments differ) and
      * would keep any other provider of that name from loading: skip it, try the next. */
     if (!why && layout && !file_holds(fd, layout))
-        why = "built from another version of the manifest (its layout is not the host's)";
+        why = "built from another version of the manifest: its layout is not the host's";
 end:
     close(fd);
     return why;
@@ -203,41 +245,62 @@ static void check_loaded_layout(void *handle, const char *name, const char *path
                      found ? found : "no layout", layout);
 }
 
+/* Add "WHERE (WHY)" to the places tried; a list too long to hold ends in "...". */
+static void note_tried(struct tried *t, const char *where, const char *why)
+{
+    size_t room = sizeof(t->text) - t->len;
+    int n = snprintf(t->text + t->len, room, "%s%s (%s)", t->len ? "; " : "", where, why);
+
+    if (n < 0 || (size_t)n >= room) {
+        strcpy(t->text + sizeof(t->text) - 4, "...");
+        t->len = sizeof(t->text) - 1;
+    } else {
+        t->len += (size_t)n;
+    }
+}
+
+/* dlerror() repeats the file name first ("libX.so: cannot open shared object file: ..."). */
+static const char *dl_reason(const char *path)
+{
+    const char *err = dlerror(), *rest;
+    size_t len = strlen(path);
+
+    if (!err)
+        return "unknown";
+    rest = err + len;
+    return strncmp(err, path, len) == 0 && rest[0] == ':' && rest[1] == ' ' ? rest + 2 : err;
+}
+
 /* RTLD_NODELETE and no dlclose: call sites keep pointers into the probe provider forever. */
-static int try_load(const palev_provider *provider, const char *path)
+static int try_load(const palev_provider *provider, const char *path, struct tried *t)
 {
     const char *name = provider->name, *layout = expected_layout(provider);
     const char *reason = strchr(path, '/') ? unloadable(path, layout) : NULL;
     void *handle;
 
     if (reason) {
-        palev__debug("failed to load provider: path=\"%s\", reason=\"%s\"", path, reason);
+        note_tried(t, path, reason);
         return -ENOENT;
     }
     if ((handle = dlopen(path, RTLD_NOW | RTLD_NODELETE))) {
-        palev__debug("loaded provider: name=\"%s\", path=\"%s\"", name, path);
         check_loaded_layout(handle, name, path, layout);
         palev__ust_loaded();
         return 0;
     }
-    reason = dlerror();
-    palev__debug("failed to load provider: path=\"%s\", reason=\"%s\"", path,
-                 reason ? reason : "unknown");
+    note_tried(t, strchr(path, '/') ? path : "the default search path", dl_reason(path));
     return -ENOENT;
 }
 
-static int try_dir(const palev_provider *provider, const char *dir)
+static int try_dir(const palev_provider *provider, const char *dir, char path[PATH_MAX],
+                   struct tried *t)
 {
-    const char *name = provider->name;
-    char path[PATH_MAX];
-    int n = snprintf(path, sizeof(path), "%s/lib%s-lttng.so", dir, name);
+    int n = snprintf(path, PATH_MAX, "%s/lib%s-lttng.so", dir, provider->name);
 
-    if (n < 0 || (size_t)n >= sizeof(path)) {
-        palev__debug("failed to load provider: path=\"%s/lib%s-lttng.so\", reason=\"path too "
-                     "long\"", dir, name);
+    if (n < 0 || n >= PATH_MAX) {
+        note_tried(t, dir, "path too long");
         return -ENOENT;
     }
-    return try_load(provider, path);
+    return try_load(provider, path, t);
 }
 
 /* Cut `path` to the directory of the file it names ("/" for "/f"); -ENOENT without a slash. */
@@ -318,28 +381,63 @@ static int (*const dir_steps[])(char dir[PATH_MAX], const palev_provider *provid
 
 /* Search order: PALEV_PROVIDER_PATH, the executable's directory, the directory of the module
  * that registered the provider, libpaleventing's directory, the default search path. A directory
- * found twice (the library linked statically, or installed beside the executable) is tried once. */
-static int load(const struct palev__config *cfg, const palev_provider *provider)
+ * found twice (the library linked statically, or installed beside the executable) is tried once.
+ * `path` gets what was loaded; `t` every place tried before, and why it failed. */
+static int search(const struct palev__config *cfg, const palev_provider *provider,
+                  char path[PATH_MAX], struct tried *t)
 {
-    const char *name = provider->name;
-    char dirs[DIR_STEPS][PATH_MAX], file[PROVIDER_NAME_MAX + sizeof("lib-lttng.so")];
+    char dirs[DIR_STEPS][PATH_MAX];
 
     for (size_t i = 0; i < cfg->path_count; i++)
-        if (try_dir(provider, cfg->path[i]) == 0)
+        if (try_dir(provider, cfg->path[i], path, t) == 0)
             return 0;
     for (size_t i = 0; i < DIR_STEPS; i++) {
         if (dir_steps[i](dirs[i], provider) != 0)
             dirs[i][0] = '\0';
-        else if (!seen_before(dirs, i) && try_dir(provider, dirs[i]) == 0)
+        else if (!seen_before(dirs, i) && try_dir(provider, dirs[i], path, t) == 0)
             return 0;
     }
-    snprintf(file, sizeof(file), "lib%s-lttng.so", name);
-    if (try_load(provider, file) == 0)
-        return 0;
-    palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable %s in "
-                 "PALEV_PROVIDER_PATH, the executable's directory, the registering module's "
-                 "directory, libpaleventing's directory or the default search path\"", name, file);
-    return -ENOENT;
+    snprintf(path, PATH_MAX, "lib%s-lttng.so", provider->name);
+    return try_load(provider, path, t);
+}
+
+/* The reason a ProviderStatus event gives, on the heap; NULL when out of memory (the event
+ * then says so). */
+static char *status_reason(int ret, const char *name, const char *path, const struct tried *t)
+{
+    const char *part[4] = { "from ", path, "", "" };
+    int n;
+    char *reason;
+
+    if (ret != 0) {
+        part[0] = "no loadable lib";
+        part[1] = name;
+        part[2] = "-lttng.so; tried ";
+        part[3] = t->text;
+    }
+    n = snprintf(NULL, 0, "%s%s%s%s", part[0], part[1], part[2], part[3]);
+    reason = n < 0 ? NULL : palev__malloc((size_t)n + 1);
+    if (reason)
+        snprintf(reason, (size_t)n + 1, "%s%s%s%s", part[0], part[1], part[2], part[3]);
+    return reason;
+}
+
+/* One debug line per provider: the outcome and every place tried. */
+static int load(const struct palev__config *cfg, const palev_provider *provider, char **reason)
+{
+    const char *name = provider->name;
+    char path[PATH_MAX];
+    struct tried t = { 0, "" };
+    int ret = search(cfg, provider, path, &t);
+
+    if (ret == 0)
+        palev__debug("loaded provider: name=\"%s\", path=\"%s\"%s%s%s", name, path,
+                     t.len ? ", after=\"" : "", t.text, t.len ? "\"" : "");
+    else
+        palev__debug("provider not loaded: name=\"%s\", reason=\"no loadable lib%s-lttng.so\", "
+                     "tried=\"%s\"", name, name, t.text);
+    *reason = status_reason(ret, name, path, &t);
+    return ret;
 }
 
 /* ---- the registry ----------------------------------------------------------------------- */
@@ -371,8 +469,11 @@ static int add_entry(const char *name, struct entry **out)
     memcpy(e->name, name, len + 1);
     e->status = LOADING;
     e->loader = pthread_self();
-    e->next = registry.entries;
-    registry.entries = e;
+    e->reason = NULL;
+    e->reported = 0;
+    e->next = NULL;
+    *registry.tail = e;
+    registry.tail = &e->next;
     *out = e;
     return LOADING;
 }
@@ -403,10 +504,28 @@ static int claim(const char *name, struct entry **out)
     return ret;
 }
 
-static void publish(struct entry *e, int status)
+/* Under the registry lock: once the library's own provider is loaded, record the outcome of
+ * every provider not recorded yet (whichever was registered first), each once per process. */
+static void record_statuses(void)
+{
+    struct entry *own = find(OWN_PROVIDER);
+
+    if (!own || own->status != 0)
+        return;
+    for (struct entry *e = registry.entries; e; e = e->next)
+        if (e->status != LOADING && !e->reported) {
+            FireEventProviderStatus(e->name, e->status == 0,
+                                    e->reason ? e->reason : "out of memory");
+            e->reported = 1;
+        }
+}
+
+static void publish(struct entry *e, int status, char *reason)
 {
     pthread_mutex_lock(&registry.lock);
     e->status = status;
+    e->reason = reason;
+    record_statuses();
     pthread_cond_broadcast(&registry.loaded);
     pthread_mutex_unlock(&registry.lock);
 }
@@ -417,6 +536,7 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
 {
     const struct palev__config *cfg;
     struct entry *e = NULL;
+    char *reason;
     int ret = validate(provider);
 
     if (ret)
@@ -430,7 +550,7 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
     ret = claim(provider->name, &e);
     if (ret != LOADING)
         return ret;
-    ret = load(cfg, provider);
-    publish(e, ret);
+    ret = load(cfg, provider, &reason);
+    publish(e, ret, reason);
     return ret;
 }

@@ -129,7 +129,7 @@ PALEV_API const char *palev_scratch_utf16(palev_scratch *sc, const char16_t *s, 
 
     if (!s)
         return "";
-    need = palev_utf16_to_utf8(p, room(sc), s, len);
+    need = palev__utf16_to_utf8(p, room(sc), s, len);
     if (need < room(sc)) {
         sc->used += need + 1;
         return p;
@@ -144,7 +144,7 @@ PALEV_API const char *palev_scratch_utf16(palev_scratch *sc, const char16_t *s, 
         sc->used += strlen(p) + 1;
         return p;
     }
-    palev_utf16_to_utf8(data, need + 1, s, len);
+    palev__utf16_to_utf8(data, need + 1, s, len);
     block_adopt(sc, data, size, need + 1);
     return data;
 }

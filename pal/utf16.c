@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* UTF-16 and UTF-8 decoding, and the UTF-16 to UTF-8 conversion every string field goes through. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -102,36 +105,179 @@ size_t palev__utf8_encode(uint32_t cp, char out[4])
     return 4;
 }
 
-/* Keeps counting after dst is full so the caller learns the size it needs, as with snprintf;
+/* The output side of a conversion: `written` bytes in dst (room kept for the NUL), `need` the
+ * bytes the whole conversion needs, `full` once a code point did not fit. */
+struct out {
+    char *dst;
+    size_t size, written, need;
+    int full;
+};
+
+/* Store the `n` (8 or 16) units at s as n bytes at out (only the leading ASCII ones mean
+ * anything) and return how many leading units are ASCII (1..0x7F): n when all are. s may point
+ * into the last bytes of a NUL-terminated string: the callers only load a block that stays in
+ * the page of its first unit, which is mapped, and AddressSanitizer is told that reading past
+ * the NUL is meant (as glibc's strlen does). */
+#if defined(__SSE2__)
+__attribute__((no_sanitize_address)) static inline unsigned ascii_mask(__m128i v)
+{
+    __m128i nul = _mm_cmpeq_epi16(v, _mm_setzero_si128());
+    __m128i low = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)),
+                                  _mm_setzero_si128());
+
+    return (unsigned)_mm_movemask_epi8(_mm_andnot_si128(nul, low));
+}
+
+__attribute__((no_sanitize_address)) static inline size_t ascii_block(const char16_t *s, char *out,
+                                                                      size_t n)
+{
+    const __m128i zero = _mm_setzero_si128();
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s), b;
+    uint32_t ok;
+
+    if (n == 8) {
+        _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(a, a));
+        ok = ascii_mask(a) | 0xFFFF0000u;
+        return ok == 0xFFFFFFFFu ? n : (size_t)__builtin_ctz(~ok) / 2;
+    }
+    b = _mm_loadu_si128((const __m128i *)(const void *)(s + 8));
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(a, b));
+    /* The common case first, with one mask for both halves: no unit above 0x7F, none 0. */
+    if (_mm_movemask_epi8(_mm_andnot_si128(
+            _mm_or_si128(_mm_cmpeq_epi16(a, zero), _mm_cmpeq_epi16(b, zero)),
+            _mm_cmpeq_epi16(_mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)0xFF80)),
+                            zero))) == 0xFFFF)
+        return 16;
+    ok = ascii_mask(a) | ascii_mask(b) << 16;
+    return (size_t)__builtin_ctz(~ok) / 2;
+}
+#else
+static inline size_t ascii_block(const char16_t *s, char *out, size_t n)
+{
+    size_t k = 0;
+
+    while (k < n && s[k] - 1u < 0x7Fu) {
+        out[k] = (char)s[k];
+        k++;
+    }
+    return k;
+}
+#endif
+
+/* May a block of n units at src + i be loaded? Only from a 16-byte boundary, and within the
+ * length of a counted string, and inside one page: a block that holds
+ * the NUL and goes past it (a NUL-terminated string, or a counted one that ends earlier at its
+ * NUL) never touches an unmapped page, and it is naturally aligned, which memory checkers
+ * accept past the end of a block (valgrind's --partial-loads-ok, on by default). */
+static inline int block_fits(const char16_t *src, size_t len, size_t i, size_t n)
+{
+    uintptr_t at = (uintptr_t)(src + i);
+
+    return (at & 15) == 0 && (at & 4095) <= 4096 - 2 * n &&
+           (len == PALEV_NUL_TERMINATED || len - i >= n);
+}
+
+/* Copy ASCII units to dst (room bytes, the NUL excluded) by blocks of 16 then 8, up to the
+ * first unit that is not ASCII. Returns the units (= bytes) copied; the caller goes on unit by
+ * unit from there (the end of a counted string, of a page, or of the room). */
+static inline __attribute__((always_inline)) size_t ascii_blocks(char *dst, size_t room,
+                                                                 const char16_t *src, size_t len,
+                                                                 size_t i)
+{
+    size_t w = 0, k;
+
+    while (room - w >= 16 && block_fits(src, len, i + w, 16)) {
+        w += k = ascii_block(src + i + w, dst + w, 16);
+        if (k < 16)
+            return w;
+    }
+    if (room - w >= 8 && block_fits(src, len, i + w, 8))
+        w += ascii_block(src + i + w, dst + w, 8);
+    return w;
+}
+
+/* Copy the run of ASCII units at src[i..]: whole blocks while they fit, then unit by unit.
+ * Returns the index of the first unit that is not ASCII (or the end). */
+static size_t ascii_run(struct out *o, const char16_t *src, size_t len, size_t i)
+{
+    for (;;) {
+        if (!o->full && o->written < o->size) {
+            size_t w = ascii_blocks(o->dst + o->written, o->size - o->written - 1, src, len, i);
+
+            i += w;
+            o->written += w;
+            o->need += w;
+        }
+        if (i >= len || src[i] - 1u >= 0x7Fu)
+            return i;
+        /* One unit (up to an aligned block, or where blocks do not fit), then blocks again. */
+        if (!o->full && o->written + 1 < o->size)
+            o->dst[o->written++] = (char)src[i];
+        else
+            o->full = 1;
+        o->need++;
+        i++;
+    }
+}
+
+static void put(struct out *o, int32_t cp)
+{
+    char seq[4];
+    size_t n = palev__utf8_encode((uint32_t)cp, seq);
+
+    if (!o->full && o->written + n < o->size) {
+        memcpy(o->dst + o->written, seq, n);
+        o->written += n;
+    } else {
+        o->full = 1;
+    }
+    o->need += n;
+}
+
+/* The general conversion from unit i on (the first i units were ASCII and copied). Keeps
+ * counting after dst is full so the caller learns the size it needs, as with snprintf;
  * `written` stops at the last code point that fit along with the terminating NUL. */
+__attribute__((noinline)) static size_t convert_from(char *dst, size_t dstsize,
+                                                     const char16_t *src, size_t srclen, size_t i)
+{
+    struct out o = { dst, dstsize, i, i, 0 };
+    int32_t cp;
+
+    while (src) {
+        i = ascii_run(&o, src, srclen, i);
+        if (i >= srclen || src[i] == 0 || (cp = palev__utf16_next(src, srclen, &i)) < 0)
+            break;
+        put(&o, cp);
+    }
+    if (dstsize > 0)
+        dst[o.written] = '\0';
+    return o.need;
+}
+
+/* Runs of ASCII, the common case (type and method names), skip decoding and encoding; a
+ * string that is ASCII to its end and fits never leaves this small function (no registers to
+ * save, no general loop). */
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
+{
+    size_t i;
+
+    if (!src || dstsize == 0)
+        return convert_from(dst, dstsize, src, srclen, 0);
+    /* Unit by unit up to the first 16-byte boundary, where blocks may start. */
+    for (i = 0; ((uintptr_t)(src + i) & 15) && i < srclen && i + 1 < dstsize &&
+                src[i] - 1u < 0x7Fu; i++)
+        dst[i] = (char)src[i];
+    i += ascii_blocks(dst + i, dstsize - 1 - i, src, srclen, i);
+    if (i == srclen || src[i] == 0) {
+        dst[i] = '\0';
+        return i;
+    }
+    return convert_from(dst, dstsize, src, srclen, i);
+}
+
+/* The exported name; the library's own callers use palev__utf16_to_utf8 (no PLT). */
 PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src,
                                      size_t srclen)
 {
-    size_t need = 0, written = 0, i = 0;
-    int full = 0;
-    int32_t cp;
-    char seq[4];
-
-    /* A leading ASCII run, the common case, is copied unit by unit: no decoding, no encoding,
-     * no memcpy call per character. */
-    for (; src && i < srclen && src[i] - 1u < 0x7Fu; i++, need++) {
-        if (written + 1 < dstsize)
-            dst[written++] = (char)src[i];
-        else
-            full = 1;
-    }
-    while (src && (cp = palev__utf16_next(src, srclen, &i)) >= 0) {
-        size_t n = palev__utf8_encode((uint32_t)cp, seq);
-
-        if (!full && written + n < dstsize) {
-            memcpy(dst + written, seq, n);
-            written += n;
-        } else {
-            full = 1;
-        }
-        need += n;
-    }
-    if (dstsize > 0)
-        dst[written] = '\0';
-    return need;
+    return palev__utf16_to_utf8(dst, dstsize, src, srclen);
 }

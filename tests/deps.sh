@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: MIT
 # The Debian packages paleventing builds and tests with, installed when missing (needs root).
-# Sourced by tests/run.sh and samples/demo.sh.
+# Sourced by tests/run.sh ("palev_install_deps tests") and samples/demo.sh (building and tracing
+# only: no browser, no BPF tools).
 PALEV_PACKAGES="build-essential cmake pkg-config liblttng-ust-dev lttng-tools babeltrace2 liburcu-dev
-libjansson-dev libcmocka-dev libexpat1-dev valgrind python3-bt2 procps clang linux-perf
-libunwind-dev libbabeltrace2-dev chromium libdw-dev"
+libjansson-dev libexpat1-dev systemtap-sdt-dev libbabeltrace2-dev procps libunwind-dev libdw-dev"
+# What the tests use besides: cmocka, valgrind, the bt2 oracles, clang's fuzzers, perf and
+# bpftrace against USDT probes, Chromium for pages.
+PALEV_TEST_PACKAGES="libcmocka-dev valgrind python3-bt2 clang linux-perf bpftrace chromium"
 
 palev_install_deps() {
-    local missing=""
-    for p in $PALEV_PACKAGES; do
+    local missing="" p
+    for p in $PALEV_PACKAGES $([ "${1:-}" = tests ] && echo "$PALEV_TEST_PACKAGES"); do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
     done
     [ -z "$missing" ] && return 0

@@ -10,7 +10,7 @@ cd "$top"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 . "$top/tests/deps.sh"
-palev_install_deps
+palev_install_deps tests
 
 cmake -S . -B build -DPALEV_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* minivm: the standard library (std.*), and the counters it reports as EventSource events. */
+/* minivm: the standard library (std.*), and the counters it reports as EventSource events and
+ * as typed dynamic events. */
 #include "vm.h"
 
 #include <errno.h>
@@ -16,6 +17,10 @@
 #define COUNTER_SOURCE "MiniVM-Counters"
 #define COUNTER_EVENT "RuntimeCounters"
 #define COUNTER_EVENT_ID 1
+/* The same, as typed events defined at run time: <provider>:<name> with typed fields, which a
+ * session can filter by value (--filter 'queue_length > 4'). */
+#define TYPED_APP_PROVIDER "MiniVM_App"
+#define TYPED_COUNTERS_PROVIDER "MiniVM_Counters"
 /* How often the counters are reported while someone listens. */
 #define SAMPLE_INTERVAL_MS 200
 
@@ -127,8 +132,29 @@ static int32_t app_event_id(const char *name)
     return i + 1;
 }
 
+/* std.emit as a typed event MiniVM_App:<name> { value (int64), text }: an integer goes to
+ * value, a string to text, anything else names its kind in text. The event is looked up by
+ * name (lock-free) and defined on first use; a name LTTng cannot take (not an identifier)
+ * has no typed event. */
+static void emit_typed(const char *name, value v)
+{
+    static const palev_field fields[] = { { "value", PALEV_TYPE_INT64, 0 },
+                                          { "text", PALEV_TYPE_STRING, 0 } };
+    palev_event *ev = palev_event_lookup(TYPED_APP_PROVIDER, name);
+
+    if (!ev && palev_event_define(TYPED_APP_PROVIDER, name, 4, 0, fields, 2, &ev) != 0)
+        return;
+    if (!palev_event_enabled(ev))
+        return;
+    if (v.tag == V_INT)
+        palev_event_writef(ev, (int64_t)v.u.i, "");
+    else
+        palev_event_writef(ev, (int64_t)0, v_is(v, OBJ_STRING) ? v_str(v)->data : kind_of(v));
+}
+
 /* std.emit(name, value): an EventSource event of source MiniVM-App with payload
- * {"value": value}. Nothing is built unless a session records it. */
+ * {"value": value}, and the typed event MiniVM_App:<name>. Nothing is built unless a session
+ * records it. */
 static int std_emit(struct vm_thread *t, value *args, value *out)
 {
     const char *name;
@@ -139,6 +165,7 @@ static int std_emit(struct vm_thread *t, value *args, value *out)
         return -1;
     }
     name = v_str(args[0])->data;
+    emit_typed(name, args[1]);
     if (!palev_eventsource_is_enabled(APP_SOURCE, name))
         return 0;
     if (args[1].tag == V_INT)
@@ -185,6 +212,7 @@ int native_find(const char *name)
 
 struct sampler {
     struct vm *vm;
+    palev_event *tick;          /* MiniVM_Counters:Tick */
     struct vm_thread *t;
     pthread_t thread;
     pthread_mutex_t m;
@@ -215,13 +243,49 @@ static void snapshot(struct vm *vm, struct counters *c)
     vm_lock_release(vm);
 }
 
-/* One RuntimeCounters event; the VM is only looked at when a session records it. */
+/* The counters as typed fields: MiniVM_Counters:Tick. */
+static const palev_field tick_fields[] = {
+    { "gc_count", PALEV_TYPE_UINT64, 0 },
+    { "heap_bytes", PALEV_TYPE_UINT64, 0 },
+    { "heap_limit_bytes", PALEV_TYPE_UINT64, 0 },
+    { "alloc_bytes", PALEV_TYPE_UINT64, 0 },
+    { "alloc_rate_bytes_per_sec", PALEV_TYPE_UINT64, 0 },
+    { "methods_compiled", PALEV_TYPE_UINT64, 0 },
+    { "exceptions_thrown", PALEV_TYPE_UINT64, 0 },
+    { "work_items_completed", PALEV_TYPE_UINT64, 0 },
+    { "queue_length", PALEV_TYPE_UINT64, 0 },
+    { "lock_handoffs", PALEV_TYPE_UINT64, 0 },
+    { "interval_ms", PALEV_TYPE_UINT64, 0 },
+};
+
+static void write_counters(struct sampler *s, const struct counters *c, uint64_t rate,
+                           uint64_t interval_ns, int json)
+{
+    PALEV_EVENT_WRITE(s->tick, c->gc_count, c->heap_bytes, c->heap_limit, c->allocated, rate,
+                      c->methods, c->exceptions, c->work_items, c->queue_length, c->handoffs,
+                      interval_ns / 1000000);
+    if (!json)
+        return;
+    palev_eventsource_write_pack(
+        COUNTER_SOURCE, COUNTER_EVENT_ID, COUNTER_EVENT,
+        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+        "gc-count", (json_int_t)c->gc_count, "heap-bytes", (json_int_t)c->heap_bytes,
+        "heap-limit-bytes", (json_int_t)c->heap_limit, "allocation-rate-bytes-per-sec",
+        (json_int_t)rate, "methods-compiled", (json_int_t)c->methods, "exceptions-thrown",
+        (json_int_t)c->exceptions, "work-items-completed", (json_int_t)c->work_items,
+        "queue-length", (json_int_t)c->queue_length, "lock-handoffs", (json_int_t)c->handoffs,
+        "interval-ms", (json_int_t)(interval_ns / 1000000));
+}
+
+/* One RuntimeCounters EventSource event and one MiniVM_Counters:Tick, each when a session
+ * records it; the VM is only looked at when one of them is recorded. */
 static void sample(struct sampler *s)
 {
     struct counters c;
     uint64_t now, rate, interval_ns;
+    int json = palev_eventsource_is_enabled(COUNTER_SOURCE, COUNTER_EVENT);
 
-    if (!palev_eventsource_is_enabled(COUNTER_SOURCE, COUNTER_EVENT))
+    if (!json && !palev_event_enabled(s->tick))
         return;
     snapshot(s->vm, &c);
     now = now_ns();
@@ -230,15 +294,7 @@ static void sample(struct sampler *s)
                                     (double)interval_ns) : 0;
     s->last_ns = now;
     s->last_allocated = c.allocated;
-    palev_eventsource_write_pack(
-        COUNTER_SOURCE, COUNTER_EVENT_ID, COUNTER_EVENT,
-        "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-        "gc-count", (json_int_t)c.gc_count, "heap-bytes", (json_int_t)c.heap_bytes,
-        "heap-limit-bytes", (json_int_t)c.heap_limit, "allocation-rate-bytes-per-sec",
-        (json_int_t)rate, "methods-compiled", (json_int_t)c.methods, "exceptions-thrown",
-        (json_int_t)c.exceptions, "work-items-completed", (json_int_t)c.work_items,
-        "queue-length", (json_int_t)c.queue_length, "lock-handoffs", (json_int_t)c.handoffs,
-        "interval-ms", (json_int_t)(interval_ns / 1000000));
+    write_counters(s, &c, rate, interval_ns, json);
 }
 
 static void wait_interval(struct sampler *s)
@@ -287,6 +343,9 @@ int sampler_start(struct vm *vm)
         return -1;
     }
     s->vm = vm;
+    /* Never fails the VM: on error the handle is one that is never enabled. */
+    palev_event_define(TYPED_COUNTERS_PROVIDER, "Tick", 4, 0, tick_fields,
+                       sizeof tick_fields / sizeof *tick_fields, &s->tick);
     pthread_mutex_init(&s->m, NULL);
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

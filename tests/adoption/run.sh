@@ -26,7 +26,7 @@ expect_link() {  # expect_link NAME TARGET
 }
 expect_link libpaleventing.so "libpaleventing.so.${version%%.*}"
 expect_link "libpaleventing.so.${version%%.*}" "libpaleventing.so.$version"
-for f in include/paleventing.h bin/palev-gen share/paleventing/valgrind.supp \
+for f in include/paleventing.h bin/palev-gen bin/palev-collect share/paleventing/valgrind.supp \
          "${lib#"$prefix"/}/pkgconfig/paleventing.pc" \
          "${lib#"$prefix"/}/cmake/paleventing/paleventingConfig.cmake" \
          "${lib#"$prefix"/}/cmake/paleventing/paleventingConfigVersion.cmake" \
@@ -117,6 +117,15 @@ for kind in "${kinds[@]}"; do
                    "$(cat "$work/${kind%/*}.stderr")"
 done
 palev_session_stop "$session"
+# The installed collector, with the installed palev-gen beside it: the app's events, no warning.
+(unset PALEV_GEN; cd "$work" && PATH=/usr/bin:/bin "$prefix/bin/palev-collect" -m "$here/app.man" \
+    -o "$work/collected" -- "$work/installed/bin/app" > "$work/collect.out" 2> "$work/collect.err") ||
+    palev_fail "the installed palev-collect exited $?: $(cat "$work/collect.out" "$work/collect.err")"
+[ ! -s "$work/collect.err" ] || palev_fail "the installed palev-collect warned: $(cat "$work/collect.err")"
+babeltrace2 "$work/collected" | grep -q " Palev_Adopt_App:WorkDone: " ||
+    palev_fail "the installed palev-collect recorded no Palev_Adopt_App:WorkDone"
+[ -f "$work/collected/palev-manifests/app.man" ] || palev_fail "no palev-manifests/app.man in the trace"
+echo "installed palev-collect: the app's events recorded, its manifest kept, nothing to warn about"
 status=0
 for i in 0 1 2; do
     kind=${kinds[$i]%/*}

@@ -2,7 +2,9 @@
 /* palev-bench: the cost of tracing, every row measured in one run against its baseline, as
  * medians of interleaved rounds, printed as one table (tests/bench/run.sh sets up the session). */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +40,8 @@ static struct {
     const char *child;      /* internal: run one part in a child process */
     const char *loop;       /* run only this loop (for perf) */
     int expect_session;     /* fail unless the session records the enabled events */
-} opt = { 11, 20000000, 40000, 200000, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
+    const char *usdt_cmd;   /* row 9: shell command attaching a USDT consumer to the pid after it */
+} opt = { 11, 20000000, 40000, 200000, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL };
 
 /* Events this process fired while their tracepoint was enabled: what the trace must hold. */
 static uint64_t fired;
@@ -297,8 +300,9 @@ static void rows_enabled(int enabled)
         r = row_ns("3", "FireEventText16(): 4 int + 3 x 32-char UTF-16", &v[0],
                    "FireEventText8(): 4 int + 3 x 32-char UTF-8", &v[1], 0);
         /* 3 strings of 32 characters: 96 UTF-16 units converted per event. */
-        snprintf(r->target, sizeof(r->target), "conv. %+.0f ns = %.2f ns/char", v[0].ns - v[1].ns,
-                 (v[0].ns - v[1].ns) / 96);
+        snprintf(r->target, sizeof(r->target), "<=1.15x %s %.2f ns/ch",
+                 v[0].ns / v[1].ns <= 1.15 ? "met" : "MISSED",
+                 fmin(fmax((v[0].ns - v[1].ns) / 96, -99), 99));
         row_ns("3", "FireEventText8(): 4 int + 3 x 32-char UTF-8", &v[1],
                "raw lttng_ust_tracepoint(), same fields", &v[2], 0);
     }
@@ -491,10 +495,13 @@ static void row5_listening(void)
     }
     ret = run_child("filtered", NAME_FILTER, f, 3, filtered_names);
     if (ret == 0) {
-        row_ns("5", "write_pack(), listening, filtered out by name", &f[1],
-               "raw 1-string tracepoint, disabled", &f[0], 0);
-        row_ns("5", "write() ready JSON, listening, filtered out by name", &f[2],
-               "raw 1-string tracepoint, disabled", &f[0], 0);
+        struct row *r = row_ns("5", "write_pack(), listening, filtered out by name", &f[1],
+                               "raw 1-string tracepoint, disabled", &f[0], 0);
+
+        snprintf(r->target, sizeof(r->target), "< 3 ns: %s", f[1].ns < 3 ? "met" : "MISSED");
+        r = row_ns("5", "write() ready JSON, listening, filtered out by name", &f[2],
+                   "raw 1-string tracepoint, disabled", &f[0], 0);
+        snprintf(r->target, sizeof(r->target), "< 3 ns: %s", f[2].ns < 3 ? "met" : "MISSED");
     } else {
         row_skipped("5", "EventSource filtered out by name", "child process failed");
     }
@@ -676,6 +683,101 @@ static void row8_threads(void)
     snprintf(r->target, sizeof(r->target), "1.00: no contention");
 }
 
+/* ---- rows 1u, 2u, 9: a --usdt build ------------------------------------------------------ */
+
+#ifdef PALEV_BENCH_USDT
+static void row1u_disabled(void)
+{
+    struct variant v[3] = {
+        { .fn = bench_empty, .iters = opt.off_iters },
+        { .fn = bench_usdt_fire_off, .iters = opt.off_iters },
+        { .fn = bench_fire_off, .iters = opt.off_iters },
+    };
+
+    if (bench_off_enabled() || bench_usdt_off_enabled()) {
+        row_skipped("1u", "disabled events, --usdt build", "a session or tool enables *Off: skipped");
+        return;
+    }
+    measure(v, 3);
+    row_ns("1u", "FireEventSmallOff() disabled, --usdt build", &v[1], "empty loop iteration", &v[0],
+           1.10);
+    row_ns("1u", "FireEventSmallOff() disabled, --usdt build", &v[1],
+           "FireEventSmallOff() disabled, no USDT", &v[2], 0);
+}
+
+static void row2u_enabled(int enabled)
+{
+    if (!enabled || !bench_usdt_small_enabled()) {
+        row_skipped("2u", "enabled events, --usdt build", "no session records Palev_BenchUsdt: skipped");
+        return;
+    }
+    row_enabled("2u", "FireEventSmall() recorded, --usdt build, no tool", bench_usdt_fire_small,
+                "FireEventSmall() recorded, no USDT", bench_fire_small, 1.02);
+}
+
+/* opt.usdt_cmd (bpftrace counting hits of Palev_BenchUsdt:SmallOff) attached to this process:
+ * returns its pid once the probe's semaphore is up, else -1. */
+static pid_t usdt_attach(void)
+{
+    char cmd[1024];
+    char *argv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+    pid_t pid;
+
+    snprintf(cmd, sizeof(cmd), "exec %s %ld", opt.usdt_cmd, (long)getpid());
+    if (posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ) != 0)
+        return -1;
+    for (int i = 0; i < 3000 && !bench_usdt_off_enabled(); i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return -1;
+        usleep(10000);
+    }
+    if (bench_usdt_off_enabled())
+        return pid;
+    kill(pid, SIGINT);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+static void row9_usdt_hit(int enabled)
+{
+    struct variant v[2] = {
+        { .fn = bench_usdt_fire_off, .iters = opt.on_iters },
+        { .fn = bench_usdt_fire_small, .iters = opt.on_iters, .recorded = 1 },
+    };
+    pid_t pid;
+
+    if (!opt.usdt_cmd || !enabled || !bench_usdt_small_enabled()) {
+        row_skipped("9", "USDT hit under bpftrace", "no --usdt-cmd or no session: skipped");
+        return;
+    }
+    pid = usdt_attach();
+    if (pid < 0) {
+        row_skipped("9", "USDT hit under bpftrace", "the tool did not attach (root? uprobes?)");
+        return;
+    }
+    measure(v, 2);
+    row_ns("9", "USDT hit: FireEventSmallOff(), bpftrace count()", &v[0],
+           "LTTng record: FireEventSmall(), --usdt build", &v[1], 0);
+    kill(pid, SIGINT);
+    waitpid(pid, NULL, 0);
+}
+#else
+static void row1u_disabled(void)
+{
+    row_skipped("1u", "--usdt build", "built without sys/sdt.h: skipped");
+}
+
+static void row2u_enabled(int enabled)
+{
+    (void)enabled;
+}
+
+static void row9_usdt_hit(int enabled)
+{
+    (void)enabled;
+}
+#endif
+
 /* ---- profiling one loop ------------------------------------------------------------------ */
 
 static const struct {
@@ -707,6 +809,93 @@ static int run_one(const char *name, uint64_t n)
     return 2;
 }
 
+/* ---- row 10: dynamic events --------------------------------------------------------------- */
+
+static const char *const lookup_child_names[2] = { "empty", "lookup" };
+
+/* In the child (PALEV_LTTNG=0: registration with LTTng is not what is measured): lookups by
+ * name among 10 000 defined events. */
+static int child_lookup(void)
+{
+    struct variant v[2] = {
+        { .fn = bench_empty, .iters = opt.off_iters / 10 },
+        { .fn = bench_lookup, .iters = opt.off_iters / 10 },
+    };
+
+    if (bench_lookup_define() != 0)
+        return 1;
+    measure(v, 2);
+    for (int k = 0; k < 2; k++) {
+        printf("%s %.6f", lookup_child_names[k], v[k].allocs);
+        for (int r = 0; r < opt.rounds; r++)
+            printf(" %.6f", v[k].samples[r]);
+        printf("\n");
+    }
+    return 0;
+}
+
+static void row9_lookup(void)
+{
+    struct variant v[2] = { { .fn = NULL } };
+    struct row *r;
+
+    if (run_child("lookup", "PALEV_LTTNG=0", v, 2, lookup_child_names) != 0) {
+        row_skipped("10", "palev_event_lookup()", "child process failed");
+        return;
+    }
+    r = row_ns("10", "palev_event_lookup(), 10 000 events defined", &v[1],
+               "empty loop iteration", &v[0], 0);
+    snprintf(r->target, sizeof(r->target), "< 30 ns: %s", v[1].ns < 30 ? "met" : "MISSED");
+}
+
+/* Waits for the session's enabler to reach the event defined just now (it is at once). */
+static int dyn_records(void)
+{
+    for (int i = 0; i < 300 && !bench_dyn_enabled(); i++)
+        usleep(10000);
+    return bench_dyn_enabled();
+}
+
+static void row9_dynamic(int enabled)
+{
+    struct variant off[2] = {
+        { .fn = bench_empty, .iters = opt.off_iters },
+        { .fn = bench_dyn_off, .iters = opt.off_iters },
+    };
+
+    if (bench_dyn_define() != 0) {
+        row_skipped("10", "dynamic events", "palev_event_define() failed");
+        return;
+    }
+    if (!bench_dyn_off_enabled()) {
+        measure(off, 2);
+        row_ns("10", "PALEV_EVENT_WRITE() disabled (4 int + 1 string)", &off[1],
+               "empty loop iteration", &off[0], 1.10);
+    }
+    if (!enabled || !dyn_records()) {
+        row_skipped("10", "dynamic events, enabled", "no session records Bench_Dyn:Small");
+    } else {
+        struct variant v[4] = {
+            { .fn = bench_dyn_writef, .iters = opt.on_iters, .recorded = 1 },
+            { .fn = bench_dyn_write, .iters = opt.on_iters, .recorded = 1 },
+            { .fn = bench_fire_small, .iters = opt.on_iters, .recorded = 1 },
+            { .fn = bench_es_pack_small, .iters = opt.on_iters / 4, .recorded = 1 },
+        };
+        struct row *r;
+
+        measure(v, 4);
+        row_ns("10", "PALEV_EVENT_WRITE() varargs, 4 int + 1 string", &v[0],
+               "FireEventSmall(), same fields", &v[2], 1.25);
+        row_ns("10", "palev_event_write() values array, same", &v[1],
+               "FireEventSmall(), same fields", &v[2], 1.25);
+        r = row_ns("10", "PALEV_EVENT_WRITE() varargs, 4 int + 1 string", &v[0],
+                   "write_pack(), the same payload as JSON", &v[3], 0);
+        snprintf(r->target, sizeof(r->target), ">=4x, 0 alloc: %s",
+                 v[3].ns / v[0].ns >= 4 && v[0].allocs == 0 ? "met" : "MISSED");
+    }
+    row9_lookup();
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static int usage(void)
@@ -714,11 +903,13 @@ static int usage(void)
     fprintf(stderr,
             "usage: palev-bench [--rounds N] [--quick] [--expect-session] [--enable-cmd CMD]\n"
             "                   [--track-cmd CMD] [--gen PALEV_GEN --manifest MANIFEST]\n"
+            "                   [--usdt-cmd CMD]\n"
             "       palev-bench --loop NAME\n"
             "Run inside an LTTng session recording Palev_Bench:* and palev_bench_raw:* except\n"
             "the *Off events (tests/bench/run.sh does it). --enable-cmd: a shell command that\n"
             "makes it listen to Paleventing:EventSource; --track-cmd: one that adds the pid\n"
-            "given after it to the session.\n");
+            "given after it to the session. --usdt-cmd: one that attaches a USDT consumer of\n"
+            "Palev_BenchUsdt:SmallOff to the pid given after it (row 9).\n");
     return 2;
 }
 
@@ -752,6 +943,8 @@ static int parse_args(int argc, char **argv)
             opt.manifest = val;
         else if (strcmp(a, "--child") == 0)
             opt.child = val;
+        else if (strcmp(a, "--usdt-cmd") == 0)
+            opt.usdt_cmd = val;
         else if (strcmp(a, "--loop") == 0)
             opt.loop = val;
         else
@@ -783,7 +976,8 @@ int main(int argc, char **argv)
     if (parse_args(argc, argv) != 0)
         return usage();
     if (opt.child)
-        return strcmp(opt.child, "filtered") == 0 ? child_filtered() : usage();
+        return strcmp(opt.child, "filtered") == 0 ? child_filtered()
+               : strcmp(opt.child, "lookup") == 0 ? child_lookup() : usage();
     if (opt.loop)
         return run_one(opt.loop, opt.on_iters * 25);
     if (bench_raw_loaded() != 0) {
@@ -798,16 +992,20 @@ int main(int argc, char **argv)
         return 1;
     }
     row1_disabled();
+    row1u_disabled();
     row5_quiet();
     rows_enabled(enabled);
+    row2u_enabled(enabled);
     row5_listening();
     row6_allocs();
+    row9_dynamic(enabled);
     if (opt.gen)
         row7_generate();
     if (enabled)
         row8_threads();
     else
         row_skipped("8", "threads", "no session records Palev_Bench: skipped");
+    row9_usdt_hit(enabled);
     print_table();
     printf("events fired into the session: %llu\n", (unsigned long long)fired);
     return 0;

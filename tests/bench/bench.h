@@ -35,6 +35,23 @@ void bench_es_is_enabled(uint64_t n);
 void bench_raw_json(uint64_t n);
 void bench_raw_json_off(uint64_t n);
 
+/* Rows 1u, 2u, 9: the same events from a --usdt build of bench.man (loops_usdt.c). */
+void bench_usdt_fire_off(uint64_t n);
+void bench_usdt_fire_small(uint64_t n);
+int bench_usdt_small_enabled(void);
+int bench_usdt_off_enabled(void);
+
+/* Row 10: dynamic events with the Small event's fields (dyn-loops.c). */
+int bench_dyn_define(void);
+int bench_dyn_enabled(void);
+int bench_dyn_off_enabled(void);
+void bench_dyn_off(uint64_t n);
+void bench_dyn_writef(uint64_t n);
+void bench_dyn_write(uint64_t n);
+void bench_es_pack_small(uint64_t n);
+int bench_lookup_define(void);
+void bench_lookup(uint64_t n);
+
 /* 1 when the event a row needs is enabled in a session, else 0. */
 int bench_small_enabled(void);
 int bench_raw_small_enabled(void);

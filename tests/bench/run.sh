@@ -71,10 +71,21 @@ lttng enable-channel -u -s "$session" --subbuf-size=8M --num-subbuf=8 ch >/dev/n
 lttng enable-event -u -s "$session" -c ch \
     Palev_Bench:Small,Palev_Bench:Text16,Palev_Bench:Text8,Palev_Bench:Wide15,Palev_Bench:Items \
     >/dev/null || fail "lttng enable-event Palev_Bench"
+lttng enable-event -u -s "$session" -c ch Palev_BenchUsdt:Small >/dev/null ||
+    fail "lttng enable-event Palev_BenchUsdt:Small"
 lttng enable-event -u -s "$session" -c ch \
     palev_bench_raw:Small,palev_bench_raw:Text8,palev_bench_raw:Wide15,palev_bench_raw:Items,palev_bench_raw:Json \
     >/dev/null || fail "lttng enable-event palev_bench_raw"
+# Row 10: the dynamic event, enabled before the bench defines it (Bench_Dyn:SmallOff stays off).
+lttng enable-event -u -s "$session" -c ch Bench_Dyn:Small >/dev/null ||
+    fail "lttng enable-event Bench_Dyn:Small"
 lttng start "$session" >/dev/null || fail "lttng start"
+
+# Row 9: bpftrace counting the hits of a USDT probe of the bench (as root, where uprobes work).
+usdt=()
+if [ "$(id -u)" = 0 ] && command -v bpftrace >/dev/null; then
+    usdt=(--usdt-cmd "bpftrace -q -e 'usdt:$bench:Palev_BenchUsdt:SmallOff { @hits = count(); }' >/dev/null 2>&1 -p")
+fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "machine: $(nproc) CPUs, $cpu, Linux $(uname -r)"
@@ -83,7 +94,7 @@ out=$trace/bench.txt
 "$bench" --expect-session \
     --enable-cmd "lttng enable-event -u -s $session -c ch Paleventing:EventSource >/dev/null" \
     --track-cmd "lttng track -u -s $session --vpid >/dev/null" \
-    --gen "$gen" --manifest "$manifest" >"$out" || fail "palev-bench failed"
+    --gen "$gen" --manifest "$manifest" "${usdt[@]}" >"$out" || fail "palev-bench failed"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 lttng stop "$session" >/dev/null || fail "lttng stop"
 cat "$out"

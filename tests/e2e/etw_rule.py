@@ -6,12 +6,12 @@
   etw_rule.py MANIFEST select [--keywords MASK|NAME,...] [--level N] [--provider P] [--only LIST]
       the P:Event list an ETW session (level, keywords) receives, comma-separated, manifest order
   etw_rule.py MANIFEST loglevel N [--provider P]
-      the P:Event list LTTng --loglevel=N keeps, with ETW levels mapped as README's table says
+      the P:Event list LTTng --loglevel=N keeps, with ETW levels mapped as docs/manifest.md's table says
   etw_rule.py MANIFEST answers --enabled LIST
       reads lines "P LEVEL MASK ANSWER" (ProviderEnabled<P>(LEVEL, MASK) printed by a host) and
       writes them with ANSWER replaced by what ETW's rule over the enabled events says
 Common options: --rename ETWNAME=LTTNGNAME (palev-gen's --provider-name), repeatable.
-Names follow README's "Names" (symbol, else <Task><Opcode>[_V<version>], else Event<id>)."""
+Names follow docs/manifest.md's "Names" (symbol, else <Task><Opcode>[_V<version>], else Event<id>)."""
 import argparse
 import re
 import sys
@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 NS = {"e": "http://schemas.microsoft.com/win/2004/08/events"}
 WIN_LEVELS = {"win:LogAlways": 0, "win:Critical": 1, "win:Error": 2, "win:Warning": 3,
               "win:Informational": 4, "win:Verbose": 5}
-# README "Levels": ETW level -> LTTng log level; 5 and every custom level -> DEBUG (14).
+# docs/manifest.md "Levels": ETW level -> LTTng log level; 5 and every custom level -> DEBUG (14).
 LTTNG_LEVEL = {0: 0, 1: 2, 2: 3, 3: 4, 4: 6}
 LTTNG_DEBUG = 14
 

@@ -1,10 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# samples/collect.sh as a user runs it, on minivm:
-#   gc      --keywords GC records GC events (and the keyword-less runtime ones), no JIT events
-#   filter  --eventsource-filter reaches the program: only that EventSource is recorded
-#   live    --live streams through an lttng-relayd on loopback; the relayd it started is gone after
-#   errors  unknown keywords, missing tools and bad usage exit 2 with a message
+# palev-collect (the build tree's bin/palev-collect, and samples/collect.sh around it) as a user
+# runs it, on minivm:
+#   gc         --keywords gc records GC events (and the keyword-less runtime ones), no JIT
+#              events; the manifest is kept in the trace; ProviderStatus says loaded; no warning
+#   filter     --eventsource-filter reaches the program: only that EventSource is recorded
+#   live       --live streams through an lttng-relayd on loopback; the relayd it started is gone
+#   noprovider minivm without its probe provider: the reason and the hint on stderr, the
+#              ProviderStatus event in the trace, the exit status still the program's
+#   errors     unknown keywords, missing tools and bad usage exit 2 with a message
 # usage: sample_collect.sh MODE COLLECT_SH PALEV_GEN MINIVM WORKDIR
 set -u
 mode=$1 collect=$2 gen=$3 minivm=$4 work=$5
@@ -13,11 +17,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
 cd "$work" || exit 1
 export PALEV_GEN=$gen
-unset PALEV_LTTNG PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER
+unset PALEV_LTTNG PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER PALEV_DEBUG PALEV_PROVIDER_PATH
+build=$(cd "$(dirname "$gen")/.." && pwd)
+pcollect=$build/bin/palev-collect
+manifest=$(cd "$here/../.." && pwd)/manifest/runtime.man
 
-# The pid collect.sh reports for the command, and the events of that pid, by name.
+# The pid palev-collect reports for the command, and the events of that pid, by name.
 command_pid() {
-    sed -n 's/^collect: .* runs as pid \([0-9]*\)$/\1/p' "$1"
+    sed -n 's/^palev-collect: .* runs as pid \([0-9]*\)$/\1/p' "$1"
+}
+# The Paleventing:ProviderStatus events of a pid, read with bt2: "provider loaded reason" lines.
+provider_status() {
+    /usr/bin/python3 - "$1" "$2" <<'PY'
+import sys, bt2
+for m in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(m) is bt2._EventMessageConst and m.event.name == "Paleventing:ProviderStatus" \
+            and int(m.event.common_context_field["vpid"]) == int(sys.argv[2]):
+        p = m.event.payload_field
+        print(str(p["provider"]), int(p["loaded"]), str(p["reason"]))
+PY
 }
 event_names() {
     babeltrace2 "$1" | grep -F "vpid = $2," | awk '{ sub(/:$/, "", $4); print $4 }' | sort | uniq -c
@@ -36,8 +54,11 @@ expect_exit() {
 case $mode in
 gc)
     palev_require_sessiond
-    "$collect" --keywords GC -o "$work/trace" -- "$minivm" -t 800 > collect.out 2>&1 ||
-        palev_fail "collect.sh exited $?: $(cat collect.out)"
+    "$collect" --keywords gc -o "$work/trace" -- "$minivm" -t 800 > collect.out 2> collect.err ||
+        palev_fail "collect.sh exited $?: $(cat collect.out collect.err)"
+    [ ! -s collect.err ] || palev_fail "collect.sh warned: $(cat collect.err)"
+    cmp "$manifest" "$work/trace/palev-manifests/runtime.man" ||
+        palev_fail "the manifest is not in $work/trace/palev-manifests/runtime.man"
     pid=$(command_pid collect.out)
     event_names "$work/trace" "$pid" > names.txt
     cat names.txt
@@ -47,6 +68,63 @@ gc)
     ! grep -E " Palev_Runtime:(Method|Exception|Thread|Module)" names.txt ||
         palev_fail "events outside the GC keyword were recorded"
     grep -q "trace in $work/trace" collect.out || palev_fail "collect.sh did not say where the trace is"
+    provider_status "$work/trace" "$pid" > status.txt
+    cat status.txt
+    grep -q "^Paleventing 1 from /" status.txt || palev_fail "no ProviderStatus: Paleventing loaded"
+    grep -q "^Palev_Runtime 1 from $(dirname "$minivm")/libPalev_Runtime-lttng.so$" status.txt ||
+        palev_fail "no ProviderStatus: Palev_Runtime loaded beside minivm"
+    babeltrace2 "$work/trace" | grep -F "vpid = $pid," | grep -q ' lttng_ust_statedump:bin_info: ' ||
+        palev_fail "no lttng_ust_statedump:bin_info of minivm"
+    babeltrace2 "$work/trace" | grep -q -E '\{ vpid = '"$pid"', vtid = [0-9]+, procname = "minivm" \}' ||
+        palev_fail "events lack the vpid, vtid and procname contexts"
+    # Two manifests: a keyword one of them does not know selects its keyword-less events, and
+    # events both list (Paleventing's own) are enabled once.
+    "$pcollect" -m "$manifest" -m "$(dirname "$manifest")/eventsource.man" --keywords gc --no-check \
+        -o "$work/two" -- true > two.out 2>&1 || palev_fail "two manifests: exit $?: $(cat two.out)"
+    grep -q -x 'palev-collect: session palev-collect-[0-9]* records 11 events of Palev_Runtime Paleventing and paleventing.s own' two.out ||
+        palev_fail "two manifests: not the 9 GC and keyword-less events and Paleventing's 2: $(cat two.out)"
+    ;;
+noprovider)
+    palev_require_sessiond
+    mkdir alone && cp "$minivm" alone/ || palev_fail "cannot copy minivm"
+    printf '.method Exit.main()\n    push 7\n    ret\n.end\n' > exit7.masm
+    "$pcollect" -m "$manifest" -o "$work/trace" -- "$work/alone/minivm" exit7.masm > collect.out 2> collect.err
+    rc=$?
+    [ $rc = 7 ] || palev_fail "palev-collect exited $rc, want the program's 7: $(cat collect.out collect.err)"
+    pid=$(command_pid collect.out)
+    lib=$(dirname "$(ldd "$minivm" | sed -n 's/.*libpaleventing.so.0 => \([^ ]*\) .*/\1/p')")
+    reason="no loadable libPalev_Runtime-lttng.so; tried $work/alone/libPalev_Runtime-lttng.so (No such file or directory); $lib/libPalev_Runtime-lttng.so (No such file or directory); the default search path (cannot open shared object file: No such file or directory)"
+    cat > want.err <<EOF
+palev-collect: provider Palev_Runtime was not loaded in minivm (pid $pid): $reason
+palev-collect: minivm recorded no event of Palev_Runtime
+palev-collect: install libPalev_Runtime-lttng.so beside the program, or name its directory in PALEV_PROVIDER_PATH
+palev-collect: with PALEV_DEBUG=1 in its environment, the program says on stderr what paleventing loaded, from where, and why not
+EOF
+    diff -u want.err collect.err || palev_fail "palev-collect did not say why nothing was recorded"
+    provider_status "$work/trace" "$pid" > status.txt
+    cat status.txt
+    grep -q -x -F "Palev_Runtime 0 $reason" status.txt ||
+        palev_fail "the trace has no ProviderStatus of Palev_Runtime, not loaded, with the reason"
+    grep -q "^Paleventing 1 from $lib/libPaleventing-lttng.so$" status.txt ||
+        palev_fail "the trace has no ProviderStatus of Paleventing, loaded"
+    echo "missing provider reported with its reason; exit status 7 kept"
+    # libpaleventing copied without its own probe provider: the program's events are recorded,
+    # ProviderStatus cannot be, and palev-collect says why.
+    mkdir lonely lonelylib && cp "$minivm" "$(dirname "$minivm")/libPalev_Runtime-lttng.so" lonely/ &&
+        cp -L "$lib/libpaleventing.so.0" lonelylib/ || palev_fail "cannot copy minivm and libpaleventing"
+    LD_LIBRARY_PATH=$work/lonelylib "$pcollect" -m "$manifest" --keywords Loader -o "$work/lonely.trace" \
+        -- "$work/lonely/minivm" exit7.masm > lonely.out 2> lonely.err
+    rc=$?
+    [ $rc = 7 ] || palev_fail "palev-collect exited $rc, want 7: $(cat lonely.out lonely.err)"
+    pid=$(command_pid lonely.out)
+    cat > want.err <<EOF
+palev-collect: minivm (pid $pid) recorded events but no Paleventing:ProviderStatus: libpaleventing could not load its own libPaleventing-lttng.so, which belongs beside libpaleventing.so
+palev-collect: with PALEV_DEBUG=1 in its environment, the program says on stderr what paleventing loaded, from where, and why not
+EOF
+    diff -u want.err lonely.err || palev_fail "palev-collect did not say libPaleventing-lttng.so was missing"
+    babeltrace2 "$work/lonely.trace" | grep -F "vpid = $pid," | grep -q ' Palev_Runtime:ModuleLoad: ' ||
+        palev_fail "minivm's events were not recorded without libPaleventing-lttng.so"
+    echo "libpaleventing without its own probe provider: said so; the program's events recorded"
     ;;
 filter)
     palev_require_sessiond
@@ -62,15 +140,17 @@ filter)
 live)
     palev_require_sessiond
     command -v lttng-relayd >/dev/null || palev_fail "lttng-relayd is not installed"
-    timeout 60 "$collect" --live --keywords GC,Loader -o "$work/relay" -- "$minivm" -t 800 \
+    # Ports of its own: another collector's relayd on lttng's default ports is not this test's.
+    timeout 60 "$collect" --live --relayd-ports 45342,45343,45344 --keywords GC,Loader \
+        -o "$work/relay" -- "$minivm" -t 800 \
         > collect.out 2>&1 || palev_fail "collect.sh --live exited $?: $(tail -5 collect.out)"
     pid=$(command_pid collect.out)
     n=$(grep -c -F "vpid = $pid," collect.out)
     grep -F "vpid = $pid," collect.out | grep -q " Palev_Runtime:ModuleLoad: " ||
-        palev_fail "the live viewer printed no ModuleLoad of minivm"
+        palev_fail "the live viewer printed no ModuleLoad of minivm ($n events of pid $pid, $(grep -c "vpid = " collect.out) in all)"
     [ "$(grep -F "vpid = $pid," collect.out | grep -c " Palev_Runtime:GCEnd: ")" -gt 0 ] ||
         palev_fail "the live viewer printed no GCEnd of minivm"
-    relayd=$(sed -n 's/^collect: started lttng-relayd (pid \([0-9]*\)).*/\1/p' collect.out)
+    relayd=$(sed -n 's/^palev-collect: started lttng-relayd (pid \([0-9]*\)).*/\1/p' collect.out)
     if [ -n "$relayd" ]; then
         ! kill -0 "$relayd" 2>/dev/null || palev_fail "the relayd collect.sh started ($relayd) still runs"
         echo "relayd $relayd started and stopped by collect.sh"
@@ -81,9 +161,16 @@ errors)
     expect_exit 2 'unknown keyword "Bogus"' "$collect" --keywords GC,Bogus -- true
     expect_exit 2 'no COMMAND to run' "$collect" --keywords GC
     expect_exit 2 'unknown option' "$collect" --frobnicate -- true
+    expect_exit 2 '--relayd-ports wants three port numbers CONTROL,DATA,LIVE, not "1,2"' \
+        "$collect" --relayd-ports 1,2 -- true
     # No lttng on PATH: only bash itself is left.
     expect_exit 2 'missing tool: lttng' env PATH=/nonexistent /bin/bash "$collect" -- true
     PALEV_GEN=/nonexistent expect_exit 2 'missing tool: palev-gen' "$collect" -- true
+    expect_exit 2 'no manifest: give the program' "$pcollect" -- true
+    expect_exit 2 'no manifest knows the keywords "bogus": nothing recorded' \
+        "$pcollect" -m "$manifest" -m "$(dirname "$manifest")/eventsource.man" --keywords bogus -- true
+    expect_exit 2 'unknown keyword "nope" in .*runtime.man (not a hex mask either); Palev_Runtime keywords: GC, JIT, Exception, Threading, Loader' \
+        "$pcollect" -m "$manifest" --keywords nope -- true
     expect_exit 2 'cannot read the manifest' "$collect" -m /nonexistent.man -- true
     echo "usage errors, unknown keywords and missing tools exit 2"
     ;;

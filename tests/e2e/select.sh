@@ -4,7 +4,7 @@
 # pairs, palev-gen enable-list must print exactly the events ETW's rule selects (computed from the
 # manifest by etw_rule.py), and a session enabling that list must record exactly those events of
 # the selftest hosts. "loglevel": a session enabling 'P:*' --loglevel=L must record exactly the
-# events whose ETW level maps (README "Levels") to L or more severe.
+# events whose ETW level maps (docs/manifest.md "Levels") to L or more severe.
 # usage: select.sh keywords|loglevel PALEV_GEN INCLUDE_DIR LIB_DIR WORKDIR MANIFEST
 set -u
 mode=$1 gen=$2 inc=$3 lib=$4 work=$5 manifest=$6

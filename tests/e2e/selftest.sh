@@ -3,15 +3,18 @@
 # Round trip of a manifest through a real LTTng session: palev-gen generate + selftest, build the
 # probe providers and the selftest hosts, trace them, and compare what babeltrace2 reads back with
 # the .expect files field by field.
-# usage: selftest.sh PALEV_GEN INCLUDE_DIR LIB_DIR WORKDIR MANIFEST
+# usage: selftest.sh PALEV_GEN INCLUDE_DIR LIB_DIR WORKDIR MANIFEST   (PALEV_GEN_ARGS: more generate options)
 set -u
 gen=$1 inc=$2 lib=$3 work=$4 manifest=$5
 . "$(dirname "$0")/lib.sh"
 palev_require_sessiond
 CC=${CC:-cc}
+# Extra palev-gen options of a tests/gen/valid case: its "args" file beside the manifest.
+args=()
+[ -f "$(dirname "$manifest")/args" ] && read -r -a args < "$(dirname "$manifest")/args"
 rm -rf "$work" && mkdir -p "$work/gen" || palev_fail "cannot create $work"
-"$gen" generate -o "$work/gen" "$manifest" || palev_fail "palev-gen generate exited $?"
-"$gen" selftest -o "$work/gen" "$manifest" || palev_fail "palev-gen selftest exited $?"
+"$gen" generate "${args[@]}" ${PALEV_GEN_ARGS:-} -o "$work/gen" "$manifest" || palev_fail "palev-gen generate exited $?"
+"$gen" selftest "${args[@]}" -o "$work/gen" "$manifest" || palev_fail "palev-gen selftest exited $?"
 cd "$work/gen" || exit 1
 status=0
 for events in *-events.c; do

@@ -217,7 +217,7 @@ PY
         "$W/bin/fault_host" --seconds 1 --pace-us 100
     wait "$FAULT_HOST_PID" || fault_fail "the host exited $?: $(head -5 "$W/host.log.err")"
     fault_lttng stop layout && fault_lttng destroy layout
-    grep -q "failed to load provider: path=\"$v/libPalev_Faults-lttng.so\", reason=\"built from another version of the manifest" \
+    grep -q "provider not loaded: name=\"Palev_Faults\", .*tried=\"$v/libPalev_Faults-lttng.so (built from another version of the manifest" \
         "$W/host.log.err" || fault_fail "PALEV_DEBUG did not say why the variant was skipped: $(cat "$W/host.log.err")"
     echo -n "host exited 0 with only a provider of another layout (skipped, PALEV_DEBUG says why); "
     fault_check "$W/trace" --max Tick=0

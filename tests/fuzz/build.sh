@@ -13,12 +13,13 @@ CLANG=${CLANG:-$(command -v clang-14 || command -v clang)}
 [ -n "$CLANG" ] || { echo "SKIP: clang not found"; exit 77; }
 mkdir -p "$out" || exit 1
 
-gen_sources="util.c types.c parse.c check.c lower.c emit.c selftest.c enable_list.c"
+# Every file of palev-gen but its command line.
+gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
+# Every file of libpaleventing but those that need generated tracepoint headers (what code.c
+# defines for the others: pal_stubs.c) and the libunwind module.
+pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 # palev-trace's reading core (no command, no main)
 trace_sources="core.c fields.c manifest.c util.c hist.c pair.c counters.c"
-# Every file of libpaleventing but those that need generated tracepoint headers (what they
-# define for the others: pal_stubs.c) and the libunwind module.
-pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 
 # sources and libraries of each target
 target_sources() {
@@ -41,7 +42,7 @@ target_libs() {
 }
 
 all_targets() {
-    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic
 }
 
 targets=${*:-$(all_targets)}

@@ -2,6 +2,7 @@
 /* libFuzzer target: the manifest reader, checker and every emitter, in memory (no files). */
 #include "model.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -19,19 +20,40 @@ static void check_files(const pg_vec *files)
     }
 }
 
+/* enable-list by a keyword name as people say it: the first keyword's, upper case, "Keyword"
+ * added (an unknown name would only print an error). */
+static void enable_by_name(const pg_manifest *m, pg_vec *list, pg_buf *err)
+{
+    char name[128];
+
+    PG_VEC_EACH(const pg_provider, p, m->providers)
+        PG_VEC_EACH(const pg_named, k, p->keywords) {
+            size_t n = k->name ? strlen(k->name) : 0;
+
+            if (n == 0 || n > 64)
+                continue;
+            for (size_t i = 0; i <= n; i++)
+                name[i] = (char)toupper((unsigned char)k->name[i]);
+            strcat(name, "Keyword");
+            (void)pg_enable_list(m, &(pg_enable_query){ name, NULL, p->name }, list, err);
+            return;
+        }
+}
+
 /* What palev-gen generate, selftest and enable-list do, minus the writing: emit only for a
  * manifest without errors, as main.c does (emitters may assume a checked model). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pg_options opt = { 0 };
     pg_vec files = { 0 };
-    pg_buf list = { 0 };
+    pg_vec list = { 0 };
+    pg_buf err = { 0 };
     pg_manifest *m;
 
     pg_diag_quiet(1);
     pg_diag_reset();
     m = pg_parse_buffer("fuzz.man", (const char *)data, size);
-    if (pg_error_count() == 0 && pg_check(m, &opt) == 0) {
+    if (pg_error_count() == 0 && pg_check(m, &opt) == 0 && pg_lower(m) == 0) {
         PG_VEC_EACH(pg_provider, p, m->providers) {
             if (!p->events.len)
                 continue;
@@ -39,8 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pg_emit_selftest(m, p, &files);
         }
         check_files(&files);
-        (void)pg_enable_list(m, NULL, NULL, NULL, &list);
-        (void)pg_enable_list(m, "0x1", "4", NULL, &list);
+        (void)pg_enable_list(m, &(pg_enable_query){ NULL, NULL, NULL }, &list, &err);
+        (void)pg_enable_list(m, &(pg_enable_query){ "0x1", "4", NULL }, &list, &err);
+        enable_by_name(m, &list, &err);
     }
     pg_arena_free();
     return 0;

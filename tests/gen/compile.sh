@@ -4,14 +4,17 @@
 # unit also as C++17 (a C++ runtime may compile it so), every events header from a C11 and from a
 # C++17 translation unit that includes the C library's headers first (their macros must not meet
 # a parameter name), all headers of the manifest together.
-# usage: compile.sh PALEV_GEN INCLUDE_DIR WORKDIR MANIFEST
+# usage: compile.sh PALEV_GEN INCLUDE_DIR WORKDIR MANIFEST   (PALEV_GEN_ARGS: more generate options)
 set -u
 gen=$1 inc=$2 work=$3 manifest=$4
 CC=${CC:-cc} CXX=${CXX:-c++}
+# Extra palev-gen options of a tests/gen/valid case: its "args" file beside the manifest.
+args=()
+[ -f "$(dirname "$manifest")/args" ] && read -r -a args < "$(dirname "$manifest")/args"
 flags=(-Wall -Wextra -Werror -I. -I"$inc")
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-"$gen" generate -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
-"$gen" selftest -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
+"$gen" generate "${args[@]}" ${PALEV_GEN_ARGS:-} -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
+"$gen" selftest "${args[@]}" -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
 : > all.c
 n=0
 for h in *-events.h; do

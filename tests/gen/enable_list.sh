@@ -19,5 +19,12 @@ while IFS='|' read -r args expected; do
         echo "FAIL: enable-list $args (exit $rc)"; echo "  expected: $expected"; echo "  got:      $got"; status=1
     fi
 done < "$dir/cases.txt"
-[ $status = 0 ] && echo "$n enable-list cases as expected"
+# An unknown keyword's error names the manifest read and lists its keywords.
+want="palev-gen: unknown keyword \"Nope\" in $dir/input.man (not a hex mask either); First keywords: GC, JIT; Second keywords: GC, Other, Face"
+got=$($gen enable-list --keywords GC,Nope "$dir/input.man" 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL: unknown keyword message"; echo "  expected: $want"; echo "  got:      $got"; status=1; }
+want="palev-gen: unknown keyword \"JIT\" in $dir/input.man (not a hex mask either); Second keywords: GC, Other, Face"
+got=$($gen enable-list --keywords JIT --provider Second "$dir/input.man" 2>&1 >/dev/null)
+[ "$got" = "$want" ] || { echo "FAIL: unknown keyword message (--provider)"; echo "  expected: $want"; echo "  got:      $got"; status=1; }
+[ $status = 0 ] && echo "$n enable-list cases and 2 messages as expected"
 exit $status

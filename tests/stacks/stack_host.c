@@ -9,6 +9,7 @@
  *   interp            Fire(20) inside the logical frames "Script.outer" > "Script.inner"
  *   rundown FILE      loads code "jit_early", writes FILE, waits for FILE to disappear (the
  *                     test starts a session meanwhile), then Fire(30) through it
+ *   dynamic           Palev_StacksDyn:Tick(40), defined at run time, from dyn_fire
  *   stress FILE       4 threads firing, loading and unloading code, a walker registered, until
  *                     FILE disappears; the test starts and stops sessions (rundowns) meanwhile */
 #include <dlfcn.h>
@@ -186,6 +187,27 @@ NOINLINE static int rundown(const char *flag)
     return 0;
 }
 
+/* ---- a dynamic event (palev_event_define): its stack too ------------------------------------ */
+
+NOINLINE void dyn_fire(palev_event *ev, unsigned v);
+NOINLINE void dyn_fire(palev_event *ev, unsigned v)
+{
+    palev_event_writef(ev, v);
+    sink++;
+}
+
+NOINLINE static int dynamic(void)
+{
+    static const palev_field fields[] = { { "Value", PALEV_TYPE_UINT32, 0 } };
+    palev_event *ev;
+
+    if (palev_event_define("Palev_StacksDyn", "Tick", 4, 0, fields, 1, &ev) != 0)
+        return 1;
+    usleep(300000); /* the session daemon enables the new event */
+    dyn_fire(ev, 40);
+    return 0;
+}
+
 /* ---- stress: threads firing, loading and unloading code while sessions come and go -------- */
 
 #define STRESS_THREADS 4
@@ -243,8 +265,10 @@ static inline __attribute__((always_inline)) int run(int argc, char **argv)
         return rundown(argv[2]);
     if (argc == 3 && strcmp(argv[1], "stress") == 0)
         return stress(argv[2]);
+    if (argc == 2 && strcmp(argv[1], "dynamic") == 0)
+        return dynamic();
     fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE | "
-                    "stress FILE\n");
+                    "stress FILE | dynamic\n");
     return 2;
 }
 

@@ -275,6 +275,13 @@ valgrind)
         check
     done
     ;;
+dynamic)
+    # An event defined at run time gets its stack like a generated one.
+    events=("Palev_StacksDyn:*" "Paleventing:Stack" "lttng_ust_statedump:*")
+    run_host -- "$host" dynamic
+    echo "Palev_StacksDyn:Tick: dyn_fire < dynamic < main" > "$work/want"
+    check
+    ;;
 *)
     palev_fail "unknown case $case"
     ;;

@@ -360,6 +360,32 @@ static void test_filters_applied(void **state)
     assert_recorded(7, "OTHER", "Named", "[1]");
 }
 
+/* The verdict cache: a literal pair is answered from the cache, again and again; a heap buffer
+ * reused for another source gets that source's verdict (it is never cached by pointer). */
+static void test_filter_verdict_cache(void **state)
+{
+    char *buf = malloc(32);
+
+    (void)state;
+    listening(1);
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(palev_eventsource_is_enabled("Palev", "E"), 0);
+        assert_int_equal(palev_eventsource_write("Palev", 1, "E", "{}"), 0);
+        assert_int_equal(palev_eventsource_is_enabled("Palev.Test", "E"), 1);
+        strcpy(buf, "Palev.Test");
+        assert_int_equal(palev_eventsource_is_enabled(buf, "E"), 1);
+        strcpy(buf, "Palev");
+        assert_int_equal(palev_eventsource_is_enabled(buf, "E"), 0);
+        assert_int_equal(palev_eventsource_write(buf, 1, "E", "{}"), 0);
+        strcpy(buf, "other.x");
+        assert_int_equal(palev_eventsource_is_enabled(buf, "E"), 1);
+    }
+    assert_int_equal(recorded_count, 0);
+    assert_int_equal(palev_eventsource_write(buf, 3, "E", "{}"), 0);
+    assert_recorded(3, "other.x", "E", "{}");
+    free(buf);
+}
+
 /* Valid compact text is recorded exactly as given. */
 static void test_write(void **state)
 {
@@ -553,6 +579,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_nobody_listening, reset, reset),
         cmocka_unit_test_setup_teardown(test_null_source_or_name, reset, reset),
         cmocka_unit_test_setup_teardown(test_filters_applied, reset, reset),
+        cmocka_unit_test_setup_teardown(test_filter_verdict_cache, reset, reset),
         cmocka_unit_test_setup_teardown(test_write, reset, reset),
         cmocka_unit_test_setup_teardown(test_write_compacts, reset, reset),
         cmocka_unit_test_setup_teardown(test_write_compacts_big, reset, reset),

@@ -153,6 +153,113 @@ static void test_dst_zero_not_touched(void **state)
     assert_int_equal(palev_utf16_to_utf8(NULL, 0, u"\u4e2d", PALEV_NUL_TERMINATED), 3);
 }
 
+/* ---- the ASCII fast path (8 units at a time): every boundary against a unit-by-unit oracle -- */
+
+/* An independent reference: decode unit by unit, encode, cut at the last whole code point. */
+static size_t reference(char *dst, size_t dstsize, const char16_t *s, size_t len)
+{
+    size_t need = 0, written = 0;
+    int full = 0;
+
+    for (size_t i = 0; s && i < len && s[i]; i++) {
+        uint32_t cp = s[i], n;
+        unsigned char b[4];
+
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < len && s[i + 1] >= 0xDC00 && s[i + 1] < 0xE000)
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (s[++i] - 0xDC00);
+        else if (cp >= 0xD800 && cp < 0xE000)
+            cp = 0xFFFD;
+        if (cp < 0x80) { b[0] = (unsigned char)cp; n = 1; }
+        else if (cp < 0x800) { b[0] = 0xC0 | cp >> 6; b[1] = 0x80 | (cp & 0x3F); n = 2; }
+        else if (cp < 0x10000) {
+            b[0] = 0xE0 | cp >> 12; b[1] = 0x80 | (cp >> 6 & 0x3F); b[2] = 0x80 | (cp & 0x3F);
+            n = 3;
+        } else {
+            b[0] = 0xF0 | cp >> 18; b[1] = 0x80 | (cp >> 12 & 0x3F);
+            b[2] = 0x80 | (cp >> 6 & 0x3F); b[3] = 0x80 | (cp & 0x3F); n = 4;
+        }
+        if (!full && written + n < dstsize) {
+            memcpy(dst + written, b, n);
+            written += n;
+        } else {
+            full = 1;
+        }
+        need += n;
+    }
+    if (dstsize > 0)
+        dst[written] = '\0';
+    return need;
+}
+
+/* `s` (len units, no NUL inside unless placed) at every alignment, counted and NUL-terminated,
+ * into every destination size up to the whole output + 2. */
+static void against_reference(const char16_t *s, size_t len)
+{
+    char16_t buf[80 + 8];
+    char want[300], got[300];
+
+    for (size_t shift = 0; shift < 8; shift++) {
+        char16_t *at = buf + shift;
+
+        memcpy(at, s, len * sizeof(char16_t));
+        at[len] = 0;
+        for (int form = 0; form < 2; form++) {
+            size_t srclen = form ? PALEV_NUL_TERMINATED : len;
+            size_t total = reference(want, sizeof(want), at, srclen);
+
+            for (size_t size = 0; size <= total + 2; size++) {
+                size_t r1 = reference(want, size, at, srclen);
+
+                memset(got, CANARY, sizeof(got));
+                assert_int_equal(palev_utf16_to_utf8(got, size, at, srclen), r1);
+                if (size > 0)
+                    assert_string_equal(got, want);
+                for (size_t k = size; k < sizeof(got); k++)
+                    assert_int_equal(got[k], CANARY);
+            }
+        }
+    }
+}
+
+/* ASCII runs of every length 0..34 with one special unit (DEL, 0x80, 0xFF80, surrogates, NUL)
+ * at every position: the 8-unit blocks start, end and break everywhere. */
+static void test_fast_path_boundaries(void **state)
+{
+    static const char16_t special[] = { 0x7F, 0x80, 0xFF80, 0xD800, 0xDC00, 0 };
+    char16_t s[48] = { 0 };
+
+    (void)state;
+    for (size_t len = 0; len <= 34; len++) {
+        for (size_t k = 0; k < len; k++)
+            s[k] = (char16_t)('a' + k % 26);
+        against_reference(s, len);
+        for (size_t pos = 0; pos < len; pos++) {
+            for (size_t sp = 0; sp < sizeof(special) / sizeof(special[0]); sp++) {
+                char16_t keep = s[pos];
+
+                s[pos] = special[sp];
+                against_reference(s, len);
+                s[pos] = keep;
+            }
+        }
+    }
+}
+
+/* A surrogate pair split across an 8-unit block boundary, at every offset. */
+static void test_fast_path_pairs(void **state)
+{
+    char16_t s[40] = { 0 };
+
+    (void)state;
+    for (size_t pos = 0; pos + 1 < 32; pos++) {
+        for (size_t k = 0; k < 32; k++)
+            s[k] = (char16_t)('A' + k % 26);
+        s[pos] = 0xD83D;
+        s[pos + 1] = 0xDE00;
+        against_reference(s, 32);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -169,6 +276,8 @@ int main(void)
         cmocka_unit_test(test_truncation_small_dst),
         cmocka_unit_test(test_truncation_is_a_prefix),
         cmocka_unit_test(test_dst_zero_not_touched),
+        cmocka_unit_test(test_fast_path_boundaries),
+        cmocka_unit_test(test_fast_path_pairs),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

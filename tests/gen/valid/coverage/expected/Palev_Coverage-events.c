@@ -12,7 +12,24 @@
 /* What a NULL fixed-size array records. */
 static uint64_t palev_zeros[1];
 
-static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints_b14535f0 *palev_a, palev_scratch *palev_sc, int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+static void palev_prepare_T_Ints(
+    struct palev_args_Palev_Coverage_T_Ints *palev_a,
+    palev_scratch *palev_sc,
+    int8_t I8,
+    uint8_t U8,
+    int16_t I16,
+    uint16_t U16,
+    int32_t I32,
+    uint32_t U32,
+    int64_t I64,
+    uint64_t U64,
+    uint32_t H32,
+    uint64_t H64,
+    uint8_t U8Hex,
+    uint16_t U16Hex,
+    int32_t HResult,
+    size_t Size,
+    const void *Addr)
 {
     (void)palev_sc;
     palev_a->f_I8 = I8;
@@ -32,7 +49,18 @@ static void palev_prepare_T_Ints(struct palev_args_Palev_Coverage_T_Ints_b14535f
     palev_a->f_Addr = (uintptr_t)Addr;
 }
 
-static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc_a33287b0 *palev_a, palev_scratch *palev_sc, float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+static void palev_prepare_T_Misc(
+    struct palev_args_Palev_Coverage_T_Misc *palev_a,
+    palev_scratch *palev_sc,
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
 {
     palev_a->f_F32 = F32;
     palev_a->f_F64 = F64;
@@ -45,7 +73,23 @@ static void palev_prepare_T_Misc(struct palev_args_Palev_Coverage_T_Misc_a33287b
     palev_a->f_Flags = Flags;
 }
 
-static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text_37033ad0 *palev_a, palev_scratch *palev_sc, const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+static void palev_prepare_T_Text(
+    struct palev_args_Palev_Coverage_T_Text *palev_a,
+    palev_scratch *palev_sc,
+    const char16_t *Wide,
+    const char *Narrow,
+    const char16_t *Fixed,
+    uint16_t NarrowLen,
+    const char *NarrowFixed,
+    const char16_t *Counted,
+    uint16_t Counted_Length,
+    const char *CountedNarrow,
+    uint16_t CountedNarrow_Length,
+    const void *Blob,
+    uint32_t BlobLen,
+    const void *Blob2,
+    const void *Blob3,
+    uint16_t Blob3_Length)
 {
     const size_t palev_n0 = NarrowLen > 0 ? (size_t)NarrowLen : 0;
     const size_t palev_n1 = BlobLen > 0 ? (size_t)BlobLen : 0;
@@ -55,70 +99,99 @@ static void palev_prepare_T_Text(struct palev_args_Palev_Coverage_T_Text_37033ad
     palev_a->f_Fixed = palev_scratch_utf16(palev_sc, Fixed, 4);
     palev_a->f_NarrowLen = NarrowLen;
     palev_a->f_NarrowFixed = palev_scratch_ansi(palev_sc, NarrowFixed, palev_n0);
-    palev_a->f_Counted = palev_scratch_utf16(palev_sc, Counted, (size_t)Counted_Length);
-    palev_a->f_CountedNarrow = palev_scratch_ansi(palev_sc, CountedNarrow, (size_t)CountedNarrow_Length);
+    palev_a->f_Counted = palev_scratch_utf16(palev_sc, Counted, Counted_Length);
+    palev_a->f_CountedNarrow = palev_scratch_ansi(palev_sc, CountedNarrow, CountedNarrow_Length);
     palev_a->f_Blob = Blob ? (const uint8_t *)Blob : (const uint8_t *)palev_zeros;
     palev_a->f_BlobLen = BlobLen;
     palev_a->f_Blob2 = (const uint8_t *)Blob2;
     palev_a->n_Blob2 = palev_a->f_Blob2 ? (uint32_t)palev_n1 : 0;
     palev_a->f_Blob3 = (const uint8_t *)Blob3;
-    palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)(size_t)Blob3_Length : 0;
+    palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)Blob3_Length : 0;
 }
 
-static void palev_prepare_T_Arrays(struct palev_args_Palev_Coverage_T_Arrays_0051b44b *palev_a, palev_scratch *palev_sc, uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+static void palev_prepare_T_Arrays(
+    struct palev_args_Palev_Coverage_T_Arrays *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t N,
+    const int16_t *Fixed3,
+    const uint64_t *Var,
+    const void *const *Ptrs,
+    const int32_t *Bools,
+    const float *Floats,
+    const double *Doubles,
+    const char16_t *const *Names,
+    const char *const *Tags,
+    const palev_guid *Ids,
+    const palev_systemtime *Times,
+    const void *const *Sids,
+    const void *const *Blobs)
 {
     const size_t palev_n0 = N > 0 ? (size_t)N : 0;
 
     palev_a->f_N = N;
-    palev_a->f_Fixed3 = Fixed3 ? (const int16_t *)Fixed3 : (const int16_t *)palev_zeros;
-    palev_a->f_Var = (const uint64_t *)Var;
+    palev_a->f_Fixed3 = Fixed3 ? Fixed3 : (const int16_t *)palev_zeros;
+    palev_a->f_Var = Var;
     palev_a->n_Var = palev_a->f_Var ? (uint32_t)palev_n0 : 0;
     palev_a->f_Ptrs = (const uintptr_t *)Ptrs;
     palev_a->n_Ptrs = palev_a->f_Ptrs ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Bools = Bools ? (const int32_t *)Bools : (const int32_t *)palev_zeros;
+    palev_a->f_Bools = Bools ? Bools : (const int32_t *)palev_zeros;
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_FLOAT, 0, sizeof(float), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Floats = palev_scratch_json_array(palev_sc, &palev_d, Floats, palev_n0);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(double), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Doubles = palev_scratch_json_array(palev_sc, &palev_d, Doubles, 2);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Names = palev_scratch_json_array(palev_sc, &palev_d, Names, palev_n0);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Tags = palev_scratch_json_array(palev_sc, &palev_d, Tags, 2);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(palev_guid), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Ids = palev_scratch_json_array(palev_sc, &palev_d, Ids, palev_n0);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_SYSTEMTIME, 0, sizeof(palev_systemtime), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Times = palev_scratch_json_array(palev_sc, &palev_d, Times, 2);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_SID, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Sids = palev_scratch_json_array(palev_sc, &palev_d, Sids, 2);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_BINARY, 0, sizeof(const void *), 0, 0, 2 };
 
         palev_a->f_Blobs = palev_scratch_json_array(palev_sc, &palev_d, Blobs, palev_n0);
     }
 }
 
-static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *palev_a, palev_scratch *palev_sc, uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
+static void palev_prepare_T_Bulk(
+    struct palev_args_Palev_Coverage_T_Bulk *palev_a,
+    palev_scratch *palev_sc,
+    uint16_t Count,
+    uint32_t Generation,
+    const Palev_Coverage_T_Bulk_Values *Values,
+    const Palev_Coverage_T_Bulk_Pair *Pair)
 {
     const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
 
@@ -134,11 +207,13 @@ static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c
         offsetof(Palev_Coverage_T_Bulk_Values, Kind), sizeof(uint8_t));
     palev_a->n_Values_Kind = palev_a->f_Values_Kind ? (uint32_t)palev_n0 : 0;
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Name), 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Values_Name = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Id), 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Values_Id = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
@@ -154,6 +229,7 @@ static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c
         palev_a->n_Values_Params = (uint32_t)palev_total;
     }
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Weight), 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Values_Weight = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
@@ -163,13 +239,18 @@ static void palev_prepare_T_Bulk(struct palev_args_Palev_Coverage_T_Bulk_facc65c
     if (!palev_a->f_Pair_A)
         palev_a->f_Pair_A = (const int32_t *)palev_zeros;
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(Palev_Coverage_T_Bulk_Pair), offsetof(Palev_Coverage_T_Bulk_Pair, B), 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Pair_B = palev_scratch_json_array(palev_sc, &palev_d, Pair, 2);
     }
 }
 
-static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single_39d8cde2 *palev_a, palev_scratch *palev_sc, uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+static void palev_prepare_T_Single(
+    struct palev_args_Palev_Coverage_T_Single *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Before,
+    const Palev_Coverage_T_Single_Info *Info)
 {
     static Palev_Coverage_T_Single_Info palev_zero_Info; /* zeros, never written */
 
@@ -181,13 +262,27 @@ static void palev_prepare_T_Single(struct palev_args_Palev_Coverage_T_Single_39d
     palev_a->f_Info_Extra = Info->Extra;
 }
 
-static void palev_prepare_T_Common(struct palev_args_Palev_Coverage_T_Common_41430174 *palev_a, palev_scratch *palev_sc, uint32_t Value)
+static void palev_prepare_T_Common(
+    struct palev_args_Palev_Coverage_T_Common *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Value)
 {
     (void)palev_sc;
     palev_a->f_Value = Value;
 }
 
-static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names_faa55c67 *palev_a, palev_scratch *palev_sc, uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
+static void palev_prepare_T_Names(
+    struct palev_args_Palev_Coverage_T_Names *palev_a,
+    palev_scratch *palev_sc,
+    uint64_t Heap_Size_bytes,
+    int32_t int_,
+    uint8_t _2nd,
+    int32_t errno_,
+    uint16_t a,
+    const char16_t *_palev_sc,
+    uint8_t size_t_,
+    uint8_t Count,
+    const uint8_t *Items)
 {
     const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
 
@@ -199,11 +294,28 @@ static void palev_prepare_T_Names(struct palev_args_Palev_Coverage_T_Names_faa55
     palev_a->f__palev_sc = palev_scratch_utf16(palev_sc, _palev_sc, PALEV_NUL_TERMINATED);
     palev_a->f_size_t_ = size_t_;
     palev_a->f_Count = Count;
-    palev_a->f_Items = (const uint8_t *)Items;
+    palev_a->f_Items = Items;
     palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
 }
 
-static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *palev_a, palev_scratch *palev_sc, uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+static void palev_prepare_T_Wide(
+    struct palev_args_Palev_Coverage_T_Wide *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t F01,
+    uint32_t F02,
+    uint32_t F03,
+    uint32_t F04,
+    uint32_t F05,
+    uint32_t F06,
+    uint32_t F07,
+    uint32_t F08,
+    uint32_t F09,
+    uint32_t F10,
+    uint64_t F11,
+    double F12,
+    const char16_t *F13,
+    int32_t F14,
+    const void *F15)
 {
     palev_a->f_F01 = F01;
     palev_a->f_F02 = F02;
@@ -222,20 +334,44 @@ static void palev_prepare_T_Wide(struct palev_args_Palev_Coverage_T_Wide_7bf58e8
     palev_a->f_F15 = (uintptr_t)F15;
 }
 
-void palev_emit_Palev_Coverage_IntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+void palev_emit_Palev_Coverage_IntsAlways(
+    int8_t I8,
+    uint8_t U8,
+    int16_t I16,
+    uint16_t U16,
+    int32_t I32,
+    uint32_t U32,
+    int64_t I64,
+    uint64_t U64,
+    uint32_t H32,
+    uint64_t H64,
+    uint8_t U8Hex,
+    uint16_t U16Hex,
+    int32_t HResult,
+    size_t Size,
+    const void *Addr)
 {
-    struct palev_args_Palev_Coverage_T_Ints_b14535f0 palev_a;
+    struct palev_args_Palev_Coverage_T_Ints palev_a;
 
     palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
     lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 0);
 }
 
-void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+void palev_emit_Palev_Coverage_MiscCritical(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Misc_a33287b0 palev_a;
+    struct palev_args_Palev_Coverage_T_Misc palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
@@ -244,11 +380,25 @@ void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag,
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 1);
 }
 
-void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+void palev_emit_Palev_Coverage_TextError(
+    const char16_t *Wide,
+    const char *Narrow,
+    const char16_t *Fixed,
+    uint16_t NarrowLen,
+    const char *NarrowFixed,
+    const char16_t *Counted,
+    uint16_t Counted_Length,
+    const char *CountedNarrow,
+    uint16_t CountedNarrow_Length,
+    const void *Blob,
+    uint32_t BlobLen,
+    const void *Blob2,
+    const void *Blob3,
+    uint16_t Blob3_Length)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Text_37033ad0 palev_a;
+    struct palev_args_Palev_Coverage_T_Text palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
@@ -257,11 +407,24 @@ void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narro
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 2);
 }
 
-void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+void palev_emit_Palev_Coverage_ArraysWarning(
+    uint32_t N,
+    const int16_t *Fixed3,
+    const uint64_t *Var,
+    const void *const *Ptrs,
+    const int32_t *Bools,
+    const float *Floats,
+    const double *Doubles,
+    const char16_t *const *Names,
+    const char *const *Tags,
+    const palev_guid *Ids,
+    const palev_systemtime *Times,
+    const void *const *Sids,
+    const void *const *Blobs)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Arrays_0051b44b palev_a;
+    struct palev_args_Palev_Coverage_T_Arrays palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
@@ -270,11 +433,15 @@ void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, 
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 3);
 }
 
-void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
+void palev_emit_Palev_Coverage_BulkInfo(
+    uint16_t Count,
+    uint32_t Generation,
+    const Palev_Coverage_T_Bulk_Values *Values,
+    const Palev_Coverage_T_Bulk_Pair *Pair)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Bulk_facc65c7 palev_a;
+    struct palev_args_Palev_Coverage_T_Bulk palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
@@ -283,11 +450,13 @@ void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, con
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 4);
 }
 
-void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+void palev_emit_Palev_Coverage_SingleVerbose(
+    uint32_t Before,
+    const Palev_Coverage_T_Single_Info *Info)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Single_39d8cde2 palev_a;
+    struct palev_args_Palev_Coverage_T_Single palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
@@ -298,18 +467,27 @@ void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Covera
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 6);
 }
 
-void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
+void palev_emit_Palev_Coverage_Names(
+    uint64_t Heap_Size_bytes,
+    int32_t int_,
+    uint8_t _2nd,
+    int32_t errno_,
+    uint16_t a,
+    const char16_t *_palev_sc,
+    uint8_t size_t_,
+    uint8_t Count,
+    const uint8_t *Items)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Names_faa55c67 palev_a;
+    struct palev_args_Palev_Coverage_T_Names palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
@@ -318,11 +496,26 @@ void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uin
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 7);
 }
 
-void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+void palev_emit_Palev_Coverage_Wide15(
+    uint32_t F01,
+    uint32_t F02,
+    uint32_t F03,
+    uint32_t F04,
+    uint32_t F05,
+    uint32_t F06,
+    uint32_t F07,
+    uint32_t F08,
+    uint32_t F09,
+    uint32_t F10,
+    uint64_t F11,
+    double F12,
+    const char16_t *F13,
+    int32_t F14,
+    const void *F15)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Wide_7bf58e80 palev_a;
+    struct palev_args_Palev_Coverage_T_Wide palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
@@ -345,7 +538,7 @@ void palev_emit_Palev_Coverage_EmptyTemplate(void)
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
@@ -354,7 +547,7 @@ void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
@@ -363,18 +556,27 @@ void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
 {
-    struct palev_args_Palev_Coverage_T_Common_41430174 palev_a;
+    struct palev_args_Palev_Coverage_T_Common palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 13);
 }
 
-void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+void palev_emit_Palev_Coverage_MiscAgain(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Palev_Coverage_T_Misc_a33287b0 palev_a;
+    struct palev_args_Palev_Coverage_T_Misc palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
@@ -383,6 +585,7 @@ void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, co
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 14);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Palev_Coverage[] = {
     { 1, 0, 0, 0, 10, 1, UINT64_C(0x1) },
     { 2, 0, 8, 1, 0, 1, UINT64_C(0x3) },
@@ -451,17 +654,17 @@ static const uint32_t palev_keyword_start_Palev_Coverage[66] = {
 };
 
 const palev_provider palev_provider_Palev_Coverage = {
-    sizeof(palev_provider),
-    "Palev_Coverage",
-    "Palev-Coverage",
-    { 0x5e2a6f0cU, 0x8d1b, 0x4c3e, { 0x9f, 0x7a, 0x0b, 0x1c, 0x2d, 0x3e, 0x4f, 0x50 } },
-    15,
-    palev_events_Palev_Coverage,
-    palev_event_names_Palev_Coverage,
-    palev_event_states_Palev_Coverage,
-    palev_keyword_events_Palev_Coverage,
-    palev_keyword_start_Palev_Coverage,
-    "palev-layout:Palev_Coverage:a060be35",
+    sizeof(palev_provider), /* struct_size */
+    "Palev_Coverage", /* name */
+    "Palev-Coverage", /* etw_name */
+    { 0x5e2a6f0cU, 0x8d1b, 0x4c3e, { 0x9f, 0x7a, 0x0b, 0x1c, 0x2d, 0x3e, 0x4f, 0x50 } }, /* guid */
+    15, /* event_count */
+    palev_events_Palev_Coverage, /* events */
+    palev_event_names_Palev_Coverage, /* event_names */
+    palev_event_states_Palev_Coverage, /* event_states */
+    palev_keyword_events_Palev_Coverage, /* keyword_events */
+    palev_keyword_start_Palev_Coverage, /* keyword_start */
+    "palev-layout:Palev_Coverage:339ae014", /* layout */
 };
 
 /* Load libPalev_Coverage-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -47,10 +47,32 @@ typedef struct Palev_Coverage_T_Single_Info {
     uint8_t Extra;
 } Palev_Coverage_T_Single_Info;
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* IntsAlways: id 1, version 0, level 0 (LogAlways), keywords 0x1, task Scalar, opcode Probe, template T_Ints */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___IntsAlways
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_IntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+void palev_emit_Palev_Coverage_IntsAlways(
+    int8_t I8,
+    uint8_t U8,
+    int16_t I16,
+    uint16_t U16,
+    int32_t I32,
+    uint32_t U32,
+    int64_t I64,
+    uint64_t U64,
+    uint32_t H32,
+    uint64_t H64,
+    uint8_t U8Hex,
+    uint16_t U16Hex,
+    int32_t HResult,
+    size_t Size,
+    const void *Addr)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledIntsAlways(void)
@@ -58,7 +80,22 @@ static inline int EventEnabledIntsAlways(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___IntsAlways.state) != 0;
 }
 
-static inline void FireEventIntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint16_t U16, int32_t I32, uint32_t U32, int64_t I64, uint64_t U64, uint32_t H32, uint64_t H64, uint8_t U8Hex, uint16_t U16Hex, int32_t HResult, size_t Size, const void *Addr)
+static inline void FireEventIntsAlways(
+    int8_t I8,
+    uint8_t U8,
+    int16_t I16,
+    uint16_t U16,
+    int32_t I32,
+    uint32_t U32,
+    int64_t I64,
+    uint64_t U64,
+    uint32_t H32,
+    uint64_t H64,
+    uint8_t U8Hex,
+    uint16_t U16Hex,
+    int32_t HResult,
+    size_t Size,
+    const void *Addr)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___IntsAlways.state))
         palev_emit_Palev_Coverage_IntsAlways(I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
@@ -69,6 +106,7 @@ static inline void FireEventIntsAlways(int8_t I8, uint8_t U8, int16_t I16, uint1
 
 static inline palev_event_descriptor EventDescriptorIntsAlways(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 0, 10, 1, UINT64_C(0x1) };
 
     return d;
@@ -77,7 +115,16 @@ static inline palev_event_descriptor EventDescriptorIntsAlways(void)
 /* MiscCritical: id 2, version 0, level 1 (Critical), keywords 0x3, task Scalar, template T_Misc */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___MiscCritical
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_MiscCritical(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+void palev_emit_Palev_Coverage_MiscCritical(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMiscCritical(void)
@@ -85,7 +132,16 @@ static inline int EventEnabledMiscCritical(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscCritical.state) != 0;
 }
 
-static inline void FireEventMiscCritical(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+static inline void FireEventMiscCritical(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscCritical.state))
         palev_emit_Palev_Coverage_MiscCritical(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
@@ -96,6 +152,7 @@ static inline void FireEventMiscCritical(float F32, double F64, int32_t Flag, co
 
 static inline palev_event_descriptor EventDescriptorMiscCritical(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 2, 0, 8, 1, 0, 1, UINT64_C(0x3) };
 
     return d;
@@ -104,7 +161,21 @@ static inline palev_event_descriptor EventDescriptorMiscCritical(void)
 /* TextError: id 3, version 0, level 2 (Error), keywords 0x2, template T_Text */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___TextError
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_TextError(const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+void palev_emit_Palev_Coverage_TextError(
+    const char16_t *Wide,
+    const char *Narrow,
+    const char16_t *Fixed,
+    uint16_t NarrowLen,
+    const char *NarrowFixed,
+    const char16_t *Counted,
+    uint16_t Counted_Length,
+    const char *CountedNarrow,
+    uint16_t CountedNarrow_Length,
+    const void *Blob,
+    uint32_t BlobLen,
+    const void *Blob2,
+    const void *Blob3,
+    uint16_t Blob3_Length)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledTextError(void)
@@ -112,7 +183,21 @@ static inline int EventEnabledTextError(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___TextError.state) != 0;
 }
 
-static inline void FireEventTextError(const char16_t *Wide, const char *Narrow, const char16_t *Fixed, uint16_t NarrowLen, const char *NarrowFixed, const char16_t *Counted, uint16_t Counted_Length, const char *CountedNarrow, uint16_t CountedNarrow_Length, const void *Blob, uint32_t BlobLen, const void *Blob2, const void *Blob3, uint16_t Blob3_Length)
+static inline void FireEventTextError(
+    const char16_t *Wide,
+    const char *Narrow,
+    const char16_t *Fixed,
+    uint16_t NarrowLen,
+    const char *NarrowFixed,
+    const char16_t *Counted,
+    uint16_t Counted_Length,
+    const char *CountedNarrow,
+    uint16_t CountedNarrow_Length,
+    const void *Blob,
+    uint32_t BlobLen,
+    const void *Blob2,
+    const void *Blob3,
+    uint16_t Blob3_Length)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___TextError.state))
         palev_emit_Palev_Coverage_TextError(Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
@@ -123,6 +208,7 @@ static inline void FireEventTextError(const char16_t *Wide, const char *Narrow, 
 
 static inline palev_event_descriptor EventDescriptorTextError(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 3, 0, 16, 2, 0, 0, UINT64_C(0x2) };
 
     return d;
@@ -131,7 +217,20 @@ static inline palev_event_descriptor EventDescriptorTextError(void)
 /* ArraysWarning: id 4, version 0, level 3 (Warning), keywords 0x4, task Vector, opcode Sweep, template T_Arrays */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___ArraysWarning
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_ArraysWarning(uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+void palev_emit_Palev_Coverage_ArraysWarning(
+    uint32_t N,
+    const int16_t *Fixed3,
+    const uint64_t *Var,
+    const void *const *Ptrs,
+    const int32_t *Bools,
+    const float *Floats,
+    const double *Doubles,
+    const char16_t *const *Names,
+    const char *const *Tags,
+    const palev_guid *Ids,
+    const palev_systemtime *Times,
+    const void *const *Sids,
+    const void *const *Blobs)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledArraysWarning(void)
@@ -139,7 +238,20 @@ static inline int EventEnabledArraysWarning(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ArraysWarning.state) != 0;
 }
 
-static inline void FireEventArraysWarning(uint32_t N, const int16_t *Fixed3, const uint64_t *Var, const void *const *Ptrs, const int32_t *Bools, const float *Floats, const double *Doubles, const char16_t *const *Names, const char *const *Tags, const palev_guid *Ids, const palev_systemtime *Times, const void *const *Sids, const void *const *Blobs)
+static inline void FireEventArraysWarning(
+    uint32_t N,
+    const int16_t *Fixed3,
+    const uint64_t *Var,
+    const void *const *Ptrs,
+    const int32_t *Bools,
+    const float *Floats,
+    const double *Doubles,
+    const char16_t *const *Names,
+    const char *const *Tags,
+    const palev_guid *Ids,
+    const palev_systemtime *Times,
+    const void *const *Sids,
+    const void *const *Blobs)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ArraysWarning.state))
         palev_emit_Palev_Coverage_ArraysWarning(N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
@@ -150,6 +262,7 @@ static inline void FireEventArraysWarning(uint32_t N, const int16_t *Fixed3, con
 
 static inline palev_event_descriptor EventDescriptorArraysWarning(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 4, 0, 0, 3, 11, 2, UINT64_C(0x4) };
 
     return d;
@@ -158,7 +271,11 @@ static inline palev_event_descriptor EventDescriptorArraysWarning(void)
 /* BulkInfo: id 5, version 0, level 4 (Informational), keywords 0x8000000004, template T_Bulk */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___BulkInfo
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_BulkInfo(uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
+void palev_emit_Palev_Coverage_BulkInfo(
+    uint16_t Count,
+    uint32_t Generation,
+    const Palev_Coverage_T_Bulk_Values *Values,
+    const Palev_Coverage_T_Bulk_Pair *Pair)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledBulkInfo(void)
@@ -166,7 +283,11 @@ static inline int EventEnabledBulkInfo(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___BulkInfo.state) != 0;
 }
 
-static inline void FireEventBulkInfo(uint16_t Count, uint32_t Generation, const Palev_Coverage_T_Bulk_Values *Values, const Palev_Coverage_T_Bulk_Pair *Pair)
+static inline void FireEventBulkInfo(
+    uint16_t Count,
+    uint32_t Generation,
+    const Palev_Coverage_T_Bulk_Values *Values,
+    const Palev_Coverage_T_Bulk_Pair *Pair)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___BulkInfo.state))
         palev_emit_Palev_Coverage_BulkInfo(Count, Generation, Values, Pair);
@@ -177,6 +298,7 @@ static inline void FireEventBulkInfo(uint16_t Count, uint32_t Generation, const 
 
 static inline palev_event_descriptor EventDescriptorBulkInfo(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 5, 0, 0, 4, 0, 0, UINT64_C(0x8000000004) };
 
     return d;
@@ -185,7 +307,9 @@ static inline palev_event_descriptor EventDescriptorBulkInfo(void)
 /* SingleVerbose: id 6, version 0, level 5 (Verbose), keywords 0x0, template T_Single */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___SingleVerbose
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_SingleVerbose(uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+void palev_emit_Palev_Coverage_SingleVerbose(
+    uint32_t Before,
+    const Palev_Coverage_T_Single_Info *Info)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledSingleVerbose(void)
@@ -204,6 +328,7 @@ static inline void FireEventSingleVerbose(uint32_t Before, const Palev_Coverage_
 
 static inline palev_event_descriptor EventDescriptorSingleVerbose(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 6, 0, 0, 5, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -231,6 +356,7 @@ static inline void FireEventCommonChatty(uint32_t Value)
 
 static inline palev_event_descriptor EventDescriptorCommonChatty(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 7, 0, 0, 16, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -239,7 +365,16 @@ static inline palev_event_descriptor EventDescriptorCommonChatty(void)
 /* Names: id 8, version 0, level 4 (Informational), keywords 0x0, template T_Names */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Names
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_Names(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
+void palev_emit_Palev_Coverage_Names(
+    uint64_t Heap_Size_bytes,
+    int32_t int_,
+    uint8_t _2nd,
+    int32_t errno_,
+    uint16_t a,
+    const char16_t *_palev_sc,
+    uint8_t size_t_,
+    uint8_t Count,
+    const uint8_t *Items)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledNames(void)
@@ -247,7 +382,16 @@ static inline int EventEnabledNames(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state) != 0;
 }
 
-static inline void FireEventNames(uint64_t Heap_Size_bytes, int32_t int_, uint8_t _2nd, int32_t errno_, uint16_t a, const char16_t *_palev_sc, uint8_t size_t_, uint8_t Count, const uint8_t *Items)
+static inline void FireEventNames(
+    uint64_t Heap_Size_bytes,
+    int32_t int_,
+    uint8_t _2nd,
+    int32_t errno_,
+    uint16_t a,
+    const char16_t *_palev_sc,
+    uint8_t size_t_,
+    uint8_t Count,
+    const uint8_t *Items)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state))
         palev_emit_Palev_Coverage_Names(Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
@@ -258,6 +402,7 @@ static inline void FireEventNames(uint64_t Heap_Size_bytes, int32_t int_, uint8_
 
 static inline palev_event_descriptor EventDescriptorNames(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 8, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -266,7 +411,22 @@ static inline palev_event_descriptor EventDescriptorNames(void)
 /* Wide15: id 9, version 0, level 4 (Informational), keywords 0x0, template T_Wide */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Wide15
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_Wide15(uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+void palev_emit_Palev_Coverage_Wide15(
+    uint32_t F01,
+    uint32_t F02,
+    uint32_t F03,
+    uint32_t F04,
+    uint32_t F05,
+    uint32_t F06,
+    uint32_t F07,
+    uint32_t F08,
+    uint32_t F09,
+    uint32_t F10,
+    uint64_t F11,
+    double F12,
+    const char16_t *F13,
+    int32_t F14,
+    const void *F15)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledWide15(void)
@@ -274,7 +434,22 @@ static inline int EventEnabledWide15(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Wide15.state) != 0;
 }
 
-static inline void FireEventWide15(uint32_t F01, uint32_t F02, uint32_t F03, uint32_t F04, uint32_t F05, uint32_t F06, uint32_t F07, uint32_t F08, uint32_t F09, uint32_t F10, uint64_t F11, double F12, const char16_t *F13, int32_t F14, const void *F15)
+static inline void FireEventWide15(
+    uint32_t F01,
+    uint32_t F02,
+    uint32_t F03,
+    uint32_t F04,
+    uint32_t F05,
+    uint32_t F06,
+    uint32_t F07,
+    uint32_t F08,
+    uint32_t F09,
+    uint32_t F10,
+    uint64_t F11,
+    double F12,
+    const char16_t *F13,
+    int32_t F14,
+    const void *F15)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Wide15.state))
         palev_emit_Palev_Coverage_Wide15(F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
@@ -285,6 +460,7 @@ static inline void FireEventWide15(uint32_t F01, uint32_t F02, uint32_t F03, uin
 
 static inline palev_event_descriptor EventDescriptorWide15(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 9, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -312,6 +488,7 @@ static inline void FireEventNoTemplate(void)
 
 static inline palev_event_descriptor EventDescriptorNoTemplate(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 10, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -339,6 +516,7 @@ static inline void FireEventEmptyTemplate(void)
 
 static inline palev_event_descriptor EventDescriptorEmptyTemplate(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 11, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -366,6 +544,7 @@ static inline void FireEventScalarStart(uint32_t Value)
 
 static inline palev_event_descriptor EventDescriptorScalarStart(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 12, 0, 0, 4, 1, 1, UINT64_C(0x0) };
 
     return d;
@@ -393,6 +572,7 @@ static inline void FireEventScalarStart_V1(uint32_t Value)
 
 static inline palev_event_descriptor EventDescriptorScalarStart_V1(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 12, 1, 0, 4, 1, 1, UINT64_C(0x0) };
 
     return d;
@@ -420,6 +600,7 @@ static inline void FireEventEvent13(uint32_t Value)
 
 static inline palev_event_descriptor EventDescriptorEvent13(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 13, 0, 0, 5, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -428,7 +609,16 @@ static inline palev_event_descriptor EventDescriptorEvent13(void)
 /* MiscAgain: id 14, version 2, level 3 (Warning), keywords 0x0, template T_Misc */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___MiscAgain
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_MiscAgain(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+void palev_emit_Palev_Coverage_MiscAgain(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMiscAgain(void)
@@ -436,7 +626,16 @@ static inline int EventEnabledMiscAgain(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state) != 0;
 }
 
-static inline void FireEventMiscAgain(float F32, double F64, int32_t Flag, const palev_guid *Id, uint64_t When, const palev_systemtime *Wall, const void *Who, uint32_t Color, uint8_t Flags)
+static inline void FireEventMiscAgain(
+    float F32,
+    double F64,
+    int32_t Flag,
+    const palev_guid *Id,
+    uint64_t When,
+    const palev_systemtime *Wall,
+    const void *Who,
+    uint32_t Color,
+    uint8_t Flags)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state))
         palev_emit_Palev_Coverage_MiscAgain(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
@@ -447,6 +646,7 @@ static inline void FireEventMiscAgain(float F32, double F64, int32_t Flag, const
 
 static inline palev_event_descriptor EventDescriptorMiscAgain(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 14, 2, 0, 3, 0, 0, UINT64_C(0x0) };
 
     return d;

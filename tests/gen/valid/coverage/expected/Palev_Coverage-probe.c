@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Palev_Coverage[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Palev_Coverage[] = "palev-layout:Palev_Coverage:a060be35";
+const char palev_layout_Palev_Coverage[] = "palev-layout:Palev_Coverage:339ae014";

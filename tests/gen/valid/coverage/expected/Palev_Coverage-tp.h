@@ -13,8 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T_Ints": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Ints_b14535f0 {
+struct palev_args_Palev_Coverage_T_Ints {
     int8_t f_I8;
     uint8_t f_U8;
     int16_t f_I16;
@@ -31,9 +35,10 @@ struct palev_args_Palev_Coverage_T_Ints_b14535f0 {
     size_t f_Size;
     uintptr_t f_Addr;
 };
+typedef struct palev_args_Palev_Coverage_T_Ints palev_args_Palev_Coverage_T_Ints_b14535f0;
 
 /* Template "T_Misc": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Misc_a33287b0 {
+struct palev_args_Palev_Coverage_T_Misc {
     float f_F32;
     double f_F64;
     int32_t f_Flag;
@@ -44,9 +49,10 @@ struct palev_args_Palev_Coverage_T_Misc_a33287b0 {
     uint32_t f_Color;
     uint8_t f_Flags;
 };
+typedef struct palev_args_Palev_Coverage_T_Misc palev_args_Palev_Coverage_T_Misc_a33287b0;
 
 /* Template "T_Text": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Text_37033ad0 {
+struct palev_args_Palev_Coverage_T_Text {
     const char *f_Wide;
     const char *f_Narrow;
     const char *f_Fixed;
@@ -61,9 +67,10 @@ struct palev_args_Palev_Coverage_T_Text_37033ad0 {
     const uint8_t *f_Blob3;
     uint32_t n_Blob3;
 };
+typedef struct palev_args_Palev_Coverage_T_Text palev_args_Palev_Coverage_T_Text_37033ad0;
 
 /* Template "T_Arrays": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Arrays_0051b44b {
+struct palev_args_Palev_Coverage_T_Arrays {
     uint32_t f_N;
     const int16_t *f_Fixed3;
     const uint64_t *f_Var;
@@ -80,9 +87,10 @@ struct palev_args_Palev_Coverage_T_Arrays_0051b44b {
     const char *f_Sids;
     const char *f_Blobs;
 };
+typedef struct palev_args_Palev_Coverage_T_Arrays palev_args_Palev_Coverage_T_Arrays_0051b44b;
 
 /* Template "T_Bulk": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Bulk_facc65c7 {
+struct palev_args_Palev_Coverage_T_Bulk {
     uint16_t f_Count;
     uint32_t f_Generation;
     const uintptr_t *f_Values_Address;
@@ -101,22 +109,25 @@ struct palev_args_Palev_Coverage_T_Bulk_facc65c7 {
     const int32_t *f_Pair_A;
     const char *f_Pair_B;
 };
+typedef struct palev_args_Palev_Coverage_T_Bulk palev_args_Palev_Coverage_T_Bulk_facc65c7;
 
 /* Template "T_Single": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Single_39d8cde2 {
+struct palev_args_Palev_Coverage_T_Single {
     uint32_t f_Before;
     uint32_t f_Info_Code;
     const char *f_Info_Label;
     uint8_t f_Info_Extra;
 };
+typedef struct palev_args_Palev_Coverage_T_Single palev_args_Palev_Coverage_T_Single_39d8cde2;
 
 /* Template "T_Common": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Common_41430174 {
+struct palev_args_Palev_Coverage_T_Common {
     uint32_t f_Value;
 };
+typedef struct palev_args_Palev_Coverage_T_Common palev_args_Palev_Coverage_T_Common_41430174;
 
 /* Template "T_Names": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Names_faa55c67 {
+struct palev_args_Palev_Coverage_T_Names {
     uint64_t f_Heap_Size_bytes;
     int32_t f_int_;
     uint8_t f__2nd;
@@ -128,9 +139,10 @@ struct palev_args_Palev_Coverage_T_Names_faa55c67 {
     const uint8_t *f_Items;
     uint32_t n_Items;
 };
+typedef struct palev_args_Palev_Coverage_T_Names palev_args_Palev_Coverage_T_Names_faa55c67;
 
 /* Template "T_Wide": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Coverage_T_Wide_7bf58e80 {
+struct palev_args_Palev_Coverage_T_Wide {
     uint32_t f_F01;
     uint32_t f_F02;
     uint32_t f_F03;
@@ -147,6 +159,7 @@ struct palev_args_Palev_Coverage_T_Wide_7bf58e80 {
     int32_t f_F14;
     uintptr_t f_F15;
 };
+typedef struct palev_args_Palev_Coverage_T_Wide palev_args_Palev_Coverage_T_Wide_7bf58e80;
 
 #endif
 
@@ -173,7 +186,7 @@ LTTNG_UST_TRACEPOINT_ENUM(Palev_Coverage, palev_bool,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Ints,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints_b14535f0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Ints_b14535f0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(int8_t, I8, a->f_I8)
         lttng_ust_field_integer(uint8_t, U8, a->f_U8)
@@ -194,7 +207,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Ints,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Misc,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Misc_a33287b0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_float(float, F32, a->f_F32)
         lttng_ust_field_float(double, F64, a->f_F64)
@@ -209,7 +222,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Misc,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Text,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text_37033ad0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Text_37033ad0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_string(Wide, a->f_Wide)
         lttng_ust_field_string(Narrow, a->f_Narrow)
@@ -226,7 +239,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Text,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Arrays,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays_0051b44b *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Arrays_0051b44b *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, N, a->f_N)
         lttng_ust_field_array(int16_t, Fixed3, a->f_Fixed3, 3)
@@ -245,7 +258,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Arrays,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Bulk,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint16_t, Count, a->f_Count)
         lttng_ust_field_integer(uint32_t, Generation, a->f_Generation)
@@ -263,7 +276,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Bulk,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Single,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single_39d8cde2 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Single_39d8cde2 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Before, a->f_Before)
         lttng_ust_field_integer(uint32_t, Info_Code, a->f_Info_Code)
@@ -273,14 +286,14 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Single,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Common,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Common_41430174 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Value, a->f_Value)
     )
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Names,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names_faa55c67 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Names_faa55c67 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint64_t, Heap_Size_bytes, a->f_Heap_Size_bytes)
         lttng_ust_field_integer(int32_t, int_, a->f_int_)
@@ -295,7 +308,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Names,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_tmpl_T_Wide,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, F01, a->f_F01)
         lttng_ust_field_integer(uint32_t, F02, a->f_F02)
@@ -322,47 +335,47 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Coverage, palev_empty,
 
 /* IntsAlways: id 1, version 0, level 0 (LogAlways), keywords 0x1, task Scalar, opcode Probe, template T_Ints */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Ints, Palev_Coverage, IntsAlways,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Ints_b14535f0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Ints_b14535f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, IntsAlways, LTTNG_UST_TRACEPOINT_LOGLEVEL_EMERG)
 
 /* MiscCritical: id 2, version 0, level 1 (Critical), keywords 0x3, task Scalar, template T_Misc */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Misc, Palev_Coverage, MiscCritical,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, MiscCritical, LTTNG_UST_TRACEPOINT_LOGLEVEL_CRIT)
 
 /* TextError: id 3, version 0, level 2 (Error), keywords 0x2, template T_Text */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Text, Palev_Coverage, TextError,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Text_37033ad0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Text_37033ad0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, TextError, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
 
 /* ArraysWarning: id 4, version 0, level 3 (Warning), keywords 0x4, task Vector, opcode Sweep, template T_Arrays */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Arrays, Palev_Coverage, ArraysWarning,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Arrays_0051b44b *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Arrays_0051b44b *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ArraysWarning, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* BulkInfo: id 5, version 0, level 4 (Informational), keywords 0x8000000004, template T_Bulk */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Bulk, Palev_Coverage, BulkInfo,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Bulk_facc65c7 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, BulkInfo, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* SingleVerbose: id 6, version 0, level 5 (Verbose), keywords 0x0, template T_Single */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Single, Palev_Coverage, SingleVerbose,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Single_39d8cde2 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Single_39d8cde2 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, SingleVerbose, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* CommonChatty: id 7, version 0, level 16 (Chatty), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, CommonChatty,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, CommonChatty, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* Names: id 8, version 0, level 4 (Informational), keywords 0x0, template T_Names */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Names, Palev_Coverage, Names,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Names_faa55c67 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Names_faa55c67 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Names, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Wide15: id 9, version 0, level 4 (Informational), keywords 0x0, template T_Wide */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Wide, Palev_Coverage, Wide15,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Wide_7bf58e80 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Wide15, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* NoTemplate: id 10, version 0, level 4 (Informational), keywords 0x0 */
@@ -377,22 +390,22 @@ LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, EmptyTemplate, LTTNG_UST_TRACEPOIN
 
 /* ScalarStart: id 12, version 0, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, ScalarStart,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ScalarStart, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* ScalarStart_V1: id 12, version 1, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, ScalarStart_V1,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, ScalarStart_V1, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Event13: id 13, version 0, level 5 (Verbose), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Common, Palev_Coverage, Event13,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Common_41430174 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Common_41430174 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, Event13, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* MiscAgain: id 14, version 2, level 3 (Warning), keywords 0x0, template T_Misc */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Coverage, palev_tmpl_T_Misc, Palev_Coverage, MiscAgain,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Coverage_T_Misc_a33287b0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Coverage, MiscAgain, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 #endif

@@ -9,7 +9,10 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common_62bdaaaf *palev_a, palev_scratch *palev_sc, const char *Other)
+static void palev_prepare_T_Common(
+    struct palev_args_Palev_Second_T_Common *palev_a,
+    palev_scratch *palev_sc,
+    const char *Other)
 {
     (void)palev_sc;
     palev_a->f_Other = Other ? Other : "";
@@ -17,7 +20,7 @@ static void palev_prepare_T_Common(struct palev_args_Palev_Second_T_Common_62bda
 
 void palev_emit_Palev_Second_SecondCommon(const char *Other)
 {
-    struct palev_args_Palev_Second_T_Common_62bdaaaf palev_a;
+    struct palev_args_Palev_Second_T_Common palev_a;
 
     palev_prepare_T_Common(&palev_a, NULL, Other);
     lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);
@@ -30,6 +33,7 @@ void palev_emit_Palev_Second_Event2(void)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 1);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Palev_Second[] = {
     { 1, 0, 0, 3, 0, 0, UINT64_C(0x0) },
     { 2, 0, 0, 2, 0, 0, UINT64_C(0x0) },
@@ -58,17 +62,17 @@ static const uint32_t palev_keyword_start_Palev_Second[66] = {
 };
 
 const palev_provider palev_provider_Palev_Second = {
-    sizeof(palev_provider),
-    "Palev_Second",
-    "Microsoft-Windows-Palev-Second",
-    { 0x0f1e2d3cU, 0x4b5a, 0x6978, { 0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 } },
-    2,
-    palev_events_Palev_Second,
-    palev_event_names_Palev_Second,
-    palev_event_states_Palev_Second,
-    palev_keyword_events_Palev_Second,
-    palev_keyword_start_Palev_Second,
-    "palev-layout:Palev_Second:bee35b87",
+    sizeof(palev_provider), /* struct_size */
+    "Palev_Second", /* name */
+    "Microsoft-Windows-Palev-Second", /* etw_name */
+    { 0x0f1e2d3cU, 0x4b5a, 0x6978, { 0x87, 0x96, 0xa5, 0xb4, 0xc3, 0xd2, 0xe1, 0xf0 } }, /* guid */
+    2, /* event_count */
+    palev_events_Palev_Second, /* events */
+    palev_event_names_Palev_Second, /* event_names */
+    palev_event_states_Palev_Second, /* event_states */
+    palev_keyword_events_Palev_Second, /* keyword_events */
+    palev_keyword_start_Palev_Second, /* keyword_start */
+    "palev-layout:Palev_Second:11d9c1e0", /* layout */
 };
 
 /* Load libPalev_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -22,6 +22,13 @@ static inline int ProviderEnabledPalev_Second(uint8_t level, uint64_t keywords)
     return palev_provider_is_enabled(&palev_provider_Palev_Second, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* SecondCommon: id 1, version 0, level 3 (Warning), keywords 0x0, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Second___SecondCommon
     __attribute__((visibility("hidden")));
@@ -44,6 +51,7 @@ static inline void FireEventSecondCommon(const char *Other)
 
 static inline palev_event_descriptor EventDescriptorSecondCommon(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 3, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -71,6 +79,7 @@ static inline void FireEventEvent2(void)
 
 static inline palev_event_descriptor EventDescriptorEvent2(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 2, 0, 0, 2, 0, 0, UINT64_C(0x0) };
 
     return d;

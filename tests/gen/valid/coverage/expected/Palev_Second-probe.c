@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Palev_Second[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Palev_Second[] = "palev-layout:Palev_Second:bee35b87";
+const char palev_layout_Palev_Second[] = "palev-layout:Palev_Second:11d9c1e0";

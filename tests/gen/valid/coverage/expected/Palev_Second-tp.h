@@ -13,10 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T_Common": the values its emit functions prepare for the probe. */
-struct palev_args_Palev_Second_T_Common_62bdaaaf {
+struct palev_args_Palev_Second_T_Common {
     const char *f_Other;
 };
+typedef struct palev_args_Palev_Second_T_Common palev_args_Palev_Second_T_Common_62bdaaaf;
 
 #endif
 
@@ -26,7 +31,7 @@ struct palev_args_Palev_Second_T_Common_62bdaaaf {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Second, palev_tmpl_T_Common,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common_62bdaaaf *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Second_T_Common_62bdaaaf *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_string(Other, a->f_Other)
     )
@@ -39,7 +44,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Palev_Second, palev_empty,
 
 /* SecondCommon: id 1, version 0, level 3 (Warning), keywords 0x0, template T_Common */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Palev_Second, palev_tmpl_T_Common, Palev_Second, SecondCommon,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Palev_Second_T_Common_62bdaaaf *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Palev_Second_T_Common_62bdaaaf *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Palev_Second, SecondCommon, LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING)
 
 /* Event2: id 2, version 0, level 2 (Error), keywords 0x0 */

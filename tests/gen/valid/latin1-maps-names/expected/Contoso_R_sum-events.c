@@ -12,7 +12,13 @@
 /* What a NULL fixed-size array records. */
 static uint64_t palev_zeros[38];
 
-static void palev_prepare_Result(struct palev_args_Contoso_R_sum_Result_9b7da436 *palev_a, palev_scratch *palev_sc, int32_t Status, uint8_t Small, uint32_t Large, int16_t Narrow)
+static void palev_prepare_Result(
+    struct palev_args_Contoso_R_sum_Result *palev_a,
+    palev_scratch *palev_sc,
+    int32_t Status,
+    uint8_t Small,
+    uint32_t Large,
+    int16_t Narrow)
 {
     (void)palev_sc;
     palev_a->f_Status = Status;
@@ -21,7 +27,17 @@ static void palev_prepare_Result(struct palev_args_Contoso_R_sum_Result_9b7da436
     palev_a->f_Narrow = Narrow;
 }
 
-static void palev_prepare_Macros(struct palev_args_Contoso_R_sum_Macros_f6c603b0 *palev_a, palev_scratch *palev_sc, uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t SIGSEGV_, double NAN_, uint16_t BYTE_ORDER_, uint32_t O_RDONLY_, const uint16_t *Items, const uint8_t *Fixed)
+static void palev_prepare_Macros(
+    struct palev_args_Contoso_R_sum_Macros *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t SIZE_MAX_,
+    int32_t EINVAL_,
+    uint8_t SIGSEGV_,
+    double NAN_,
+    uint16_t BYTE_ORDER_,
+    uint32_t O_RDONLY_,
+    const uint16_t *Items,
+    const uint8_t *Fixed)
 {
     const size_t palev_n0 = SIZE_MAX_ > 0 ? (size_t)SIZE_MAX_ : 0;
 
@@ -32,12 +48,16 @@ static void palev_prepare_Macros(struct palev_args_Contoso_R_sum_Macros_f6c603b0
     palev_a->f_NAN_ = NAN_;
     palev_a->f_BYTE_ORDER_ = BYTE_ORDER_;
     palev_a->f_O_RDONLY_ = O_RDONLY_;
-    palev_a->f_Items = (const uint16_t *)Items;
+    palev_a->f_Items = Items;
     palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Fixed = Fixed ? (const uint8_t *)Fixed : (const uint8_t *)palev_zeros;
+    palev_a->f_Fixed = Fixed ? Fixed : (const uint8_t *)palev_zeros;
 }
 
-static void palev_prepare_Blob(struct palev_args_Contoso_R_sum_Blob_34962f21 *palev_a, palev_scratch *palev_sc, const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
+static void palev_prepare_Blob(
+    struct palev_args_Contoso_R_sum_Blob *palev_a,
+    palev_scratch *palev_sc,
+    const void *Data,
+    const Contoso_R_sum_Blob_Origin *Origin)
 {
     static Contoso_R_sum_Blob_Origin palev_zero_Origin; /* zeros, never written */
 
@@ -51,16 +71,24 @@ static void palev_prepare_Blob(struct palev_args_Contoso_R_sum_Blob_34962f21 *pa
 
 void palev_emit_Contoso_R_sum_Result(int32_t Status, uint8_t Small, uint32_t Large, int16_t Narrow)
 {
-    struct palev_args_Contoso_R_sum_Result_9b7da436 palev_a;
+    struct palev_args_Contoso_R_sum_Result palev_a;
 
     palev_prepare_Result(&palev_a, NULL, Status, Small, Large, Narrow);
     lttng_ust_do_tracepoint(Contoso_R_sum, Result, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 0);
 }
 
-void palev_emit_Contoso_R_sum_Macros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t SIGSEGV_, double NAN_, uint16_t BYTE_ORDER_, uint32_t O_RDONLY_, const uint16_t *Items, const uint8_t *Fixed)
+void palev_emit_Contoso_R_sum_Macros(
+    uint32_t SIZE_MAX_,
+    int32_t EINVAL_,
+    uint8_t SIGSEGV_,
+    double NAN_,
+    uint16_t BYTE_ORDER_,
+    uint32_t O_RDONLY_,
+    const uint16_t *Items,
+    const uint8_t *Fixed)
 {
-    struct palev_args_Contoso_R_sum_Macros_f6c603b0 palev_a;
+    struct palev_args_Contoso_R_sum_Macros palev_a;
 
     palev_prepare_Macros(&palev_a, NULL, SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items, Fixed);
     lttng_ust_do_tracepoint(Contoso_R_sum, Macros, &palev_a);
@@ -69,13 +97,14 @@ void palev_emit_Contoso_R_sum_Macros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_
 
 void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
 {
-    struct palev_args_Contoso_R_sum_Blob_34962f21 palev_a;
+    struct palev_args_Contoso_R_sum_Blob palev_a;
 
     palev_prepare_Blob(&palev_a, NULL, Data, Origin);
     lttng_ust_do_tracepoint(Contoso_R_sum, Event12, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 2);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Contoso_R_sum[] = {
     { 10, 1, 0, 16, 0, 10, UINT64_C(0x10) },
     { 11, 0, 17, 4, 0, 0, UINT64_C(0x0) },
@@ -107,17 +136,17 @@ static const uint32_t palev_keyword_start_Contoso_R_sum[66] = {
 };
 
 const palev_provider palev_provider_Contoso_R_sum = {
-    sizeof(palev_provider),
-    "Contoso_R_sum",
-    "Contoso-R\303\251sum\303\251",
-    { 0x3f1c5a2bU, 0x9d4e, 0x4f60, { 0x8a, 0x7b, 0x1c, 0x2d, 0x3e, 0x4f, 0x5a, 0x6b } },
-    3,
-    palev_events_Contoso_R_sum,
-    palev_event_names_Contoso_R_sum,
-    palev_event_states_Contoso_R_sum,
-    palev_keyword_events_Contoso_R_sum,
-    palev_keyword_start_Contoso_R_sum,
-    "palev-layout:Contoso_R_sum:d52daef2",
+    sizeof(palev_provider), /* struct_size */
+    "Contoso_R_sum", /* name */
+    "Contoso-R\303\251sum\303\251", /* etw_name */
+    { 0x3f1c5a2bU, 0x9d4e, 0x4f60, { 0x8a, 0x7b, 0x1c, 0x2d, 0x3e, 0x4f, 0x5a, 0x6b } }, /* guid */
+    3, /* event_count */
+    palev_events_Contoso_R_sum, /* events */
+    palev_event_names_Contoso_R_sum, /* event_names */
+    palev_event_states_Contoso_R_sum, /* event_states */
+    palev_keyword_events_Contoso_R_sum, /* keyword_events */
+    palev_keyword_start_Contoso_R_sum, /* keyword_start */
+    "palev-layout:Contoso_R_sum:1f5f8cfd", /* layout */
 };
 
 /* Load libContoso_R_sum-lttng.so at start-up, so a host that never calls palev_init() traces. */

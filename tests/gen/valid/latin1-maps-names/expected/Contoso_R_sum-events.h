@@ -28,6 +28,13 @@ typedef struct Contoso_R_sum_Blob_Origin {
     int32_t Y;
 } Contoso_R_sum_Blob_Origin;
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* Result: id 10, version 1, level 16 (Trace), keywords 0x10, task Copy, template Result */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_R_sum___Result
     __attribute__((visibility("hidden")));
@@ -50,6 +57,7 @@ static inline void FireEventResult(int32_t Status, uint8_t Small, uint32_t Large
 
 static inline palev_event_descriptor EventDescriptorResult(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 10, 1, 0, 16, 0, 10, UINT64_C(0x10) };
 
     return d;
@@ -58,7 +66,15 @@ static inline palev_event_descriptor EventDescriptorResult(void)
 /* Macros: id 11, version 0, level 4 (Informational), keywords 0x0, template Macros */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_R_sum___Macros
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_R_sum_Macros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t SIGSEGV_, double NAN_, uint16_t BYTE_ORDER_, uint32_t O_RDONLY_, const uint16_t *Items, const uint8_t *Fixed)
+void palev_emit_Contoso_R_sum_Macros(
+    uint32_t SIZE_MAX_,
+    int32_t EINVAL_,
+    uint8_t SIGSEGV_,
+    double NAN_,
+    uint16_t BYTE_ORDER_,
+    uint32_t O_RDONLY_,
+    const uint16_t *Items,
+    const uint8_t *Fixed)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMacros(void)
@@ -66,7 +82,15 @@ static inline int EventEnabledMacros(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Macros.state) != 0;
 }
 
-static inline void FireEventMacros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t SIGSEGV_, double NAN_, uint16_t BYTE_ORDER_, uint32_t O_RDONLY_, const uint16_t *Items, const uint8_t *Fixed)
+static inline void FireEventMacros(
+    uint32_t SIZE_MAX_,
+    int32_t EINVAL_,
+    uint8_t SIGSEGV_,
+    double NAN_,
+    uint16_t BYTE_ORDER_,
+    uint32_t O_RDONLY_,
+    const uint16_t *Items,
+    const uint8_t *Fixed)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Macros.state))
         palev_emit_Contoso_R_sum_Macros(SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items, Fixed);
@@ -77,6 +101,7 @@ static inline void FireEventMacros(uint32_t SIZE_MAX_, int32_t EINVAL_, uint8_t 
 
 static inline palev_event_descriptor EventDescriptorMacros(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 11, 0, 17, 4, 0, 0, UINT64_C(0x0) };
 
     return d;
@@ -104,6 +129,7 @@ static inline void FireEventEvent12(const void *Data, const Contoso_R_sum_Blob_O
 
 static inline palev_event_descriptor EventDescriptorEvent12(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 12, 0, 0, 5, 0, 0, UINT64_C(0x0) };
 
     return d;

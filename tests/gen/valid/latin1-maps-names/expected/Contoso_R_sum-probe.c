@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Contoso_R_sum[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Contoso_R_sum[] = "palev-layout:Contoso_R_sum:d52daef2";
+const char palev_layout_Contoso_R_sum[] = "palev-layout:Contoso_R_sum:1f5f8cfd";

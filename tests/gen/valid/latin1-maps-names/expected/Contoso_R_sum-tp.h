@@ -13,16 +13,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "Result": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_R_sum_Result_9b7da436 {
+struct palev_args_Contoso_R_sum_Result {
     int32_t f_Status;
     uint8_t f_Small;
     uint32_t f_Large;
     int16_t f_Narrow;
 };
+typedef struct palev_args_Contoso_R_sum_Result palev_args_Contoso_R_sum_Result_9b7da436;
 
 /* Template "Macros": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_R_sum_Macros_f6c603b0 {
+struct palev_args_Contoso_R_sum_Macros {
     uint32_t f_SIZE_MAX_;
     int32_t f_EINVAL_;
     uint8_t f_SIGSEGV_;
@@ -33,13 +38,15 @@ struct palev_args_Contoso_R_sum_Macros_f6c603b0 {
     uint32_t n_Items;
     const uint8_t *f_Fixed;
 };
+typedef struct palev_args_Contoso_R_sum_Macros palev_args_Contoso_R_sum_Macros_f6c603b0;
 
 /* Template "Blob": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_R_sum_Blob_34962f21 {
+struct palev_args_Contoso_R_sum_Blob {
     const uint8_t *f_Data;
     int32_t f_Origin_X;
     int32_t f_Origin_Y;
 };
+typedef struct palev_args_Contoso_R_sum_Blob palev_args_Contoso_R_sum_Blob_34962f21;
 
 #endif
 
@@ -73,7 +80,7 @@ LTTNG_UST_TRACEPOINT_ENUM(Contoso_R_sum, map_Size_u32,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Result,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Result_9b7da436 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Result_9b7da436 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_enum(Contoso_R_sum, map_HResult, int32_t, Status, a->f_Status)
         lttng_ust_field_enum(Contoso_R_sum, map_Size, uint8_t, Small, a->f_Small)
@@ -83,7 +90,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Result,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Macros,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Macros_f6c603b0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Macros_f6c603b0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, SIZE_MAX_, a->f_SIZE_MAX_)
         lttng_ust_field_integer(int32_t, EINVAL_, a->f_EINVAL_)
@@ -97,7 +104,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Macros,
 )
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Blob,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Blob_34962f21 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Blob_34962f21 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_array_hex(uint8_t, Data, a->f_Data, 300)
         lttng_ust_field_integer(int32_t, Origin_X, a->f_Origin_X)
@@ -107,17 +114,17 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_R_sum, palev_tmpl_Blob,
 
 /* Result: id 10, version 1, level 16 (Trace), keywords 0x10, task Copy, template Result */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_R_sum, palev_tmpl_Result, Contoso_R_sum, Result,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Result_9b7da436 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Result_9b7da436 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_R_sum, Result, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* Macros: id 11, version 0, level 4 (Informational), keywords 0x0, template Macros */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_R_sum, palev_tmpl_Macros, Contoso_R_sum, Macros,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Macros_f6c603b0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Macros_f6c603b0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_R_sum, Macros, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* Event12: id 12, version 0, level 5 (Verbose), keywords 0x0, template Blob */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_R_sum, palev_tmpl_Blob, Contoso_R_sum, Event12,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_R_sum_Blob_34962f21 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_R_sum_Blob_34962f21 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_R_sum, Event12, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 #endif

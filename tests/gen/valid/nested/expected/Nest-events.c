@@ -9,7 +9,10 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Nest_T_2c63a5d8 *palev_a, palev_scratch *palev_sc, const Nest_T_Outer *Outer)
+static void palev_prepare_T(
+    struct palev_args_Nest_T *palev_a,
+    palev_scratch *palev_sc,
+    const Nest_T_Outer *Outer)
 {
     static Nest_T_Outer palev_zero_Outer; /* zeros, never written */
 
@@ -26,6 +29,7 @@ static void palev_prepare_T(struct palev_args_Nest_T_2c63a5d8 *palev_a, palev_sc
         offsetof(Nest_T_Outer_Arr, X), sizeof(uint32_t));
     palev_a->n_Outer_Arr_X = palev_a->f_Outer_Arr_X ? (uint32_t)palev_n0 : 0;
     {
+        /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(Nest_T_Outer_Arr), offsetof(Nest_T_Outer_Arr, S), 0, PALEV_NUL_TERMINATED };
 
         palev_a->f_Outer_Arr_S = palev_scratch_json_array(palev_sc, &palev_d, Outer->Arr, palev_n0);
@@ -33,7 +37,7 @@ static void palev_prepare_T(struct palev_args_Nest_T_2c63a5d8 *palev_a, palev_sc
     palev_a->f_Outer_L = Outer->L;
     palev_a->f_Outer_Bytes = (const uint8_t *)Outer->Bytes;
     palev_a->n_Outer_Bytes = palev_a->f_Outer_Bytes ? (uint32_t)palev_n1 : 0;
-    palev_a->f_Outer_Ints = (const int64_t *)Outer->Ints;
+    palev_a->f_Outer_Ints = Outer->Ints;
     palev_a->n_Outer_Ints = palev_a->f_Outer_Ints ? (uint32_t)palev_n0 : 0;
 }
 
@@ -41,7 +45,7 @@ void palev_emit_Nest_E(const Nest_T_Outer *Outer)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Nest_T_2c63a5d8 palev_a;
+    struct palev_args_Nest_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Outer);
@@ -50,6 +54,7 @@ void palev_emit_Nest_E(const Nest_T_Outer *Outer)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Nest, 0);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Nest[] = {
     { 1, 0, 0, 0, 0, 0, UINT64_C(0x0) },
 };
@@ -75,17 +80,17 @@ static const uint32_t palev_keyword_start_Nest[66] = {
 };
 
 const palev_provider palev_provider_Nest = {
-    sizeof(palev_provider),
-    "Nest",
-    "Nest",
-    { 0x11111111U, 0x2222, 0x3333, { 0x44, 0x44, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55 } },
-    1,
-    palev_events_Nest,
-    palev_event_names_Nest,
-    palev_event_states_Nest,
-    palev_keyword_events_Nest,
-    palev_keyword_start_Nest,
-    "palev-layout:Nest:299b131f",
+    sizeof(palev_provider), /* struct_size */
+    "Nest", /* name */
+    "Nest", /* etw_name */
+    { 0x11111111U, 0x2222, 0x3333, { 0x44, 0x44, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55 } }, /* guid */
+    1, /* event_count */
+    palev_events_Nest, /* events */
+    palev_event_names_Nest, /* event_names */
+    palev_event_states_Nest, /* event_states */
+    palev_keyword_events_Nest, /* keyword_events */
+    palev_keyword_start_Nest, /* keyword_start */
+    "palev-layout:Nest:580ac0cc", /* layout */
 };
 
 /* Load libNest-lttng.so at start-up, so a host that never calls palev_init() traces. */

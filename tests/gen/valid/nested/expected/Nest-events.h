@@ -45,6 +45,13 @@ typedef struct Nest_T_Outer {
     const int64_t *Ints;
 } Nest_T_Outer;
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* E: id 1, version 0, level 0 (LogAlways), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Nest___E
     __attribute__((visibility("hidden")));
@@ -67,6 +74,7 @@ static inline void FireEventE(const Nest_T_Outer *Outer)
 
 static inline palev_event_descriptor EventDescriptorE(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 0, 0, 0, UINT64_C(0x0) };
 
     return d;

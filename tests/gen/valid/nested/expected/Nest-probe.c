@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Nest[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Nest[] = "palev-layout:Nest:299b131f";
+const char palev_layout_Nest[] = "palev-layout:Nest:580ac0cc";

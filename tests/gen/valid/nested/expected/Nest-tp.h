@@ -13,8 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Nest_T_2c63a5d8 {
+struct palev_args_Nest_T {
     uint32_t f_Outer_A;
     const char *f_Outer_Inner_B;
     const char *f_Outer_Inner_G;
@@ -28,6 +32,7 @@ struct palev_args_Nest_T_2c63a5d8 {
     const int64_t *f_Outer_Ints;
     uint32_t n_Outer_Ints;
 };
+typedef struct palev_args_Nest_T palev_args_Nest_T_2c63a5d8;
 
 #endif
 
@@ -37,7 +42,7 @@ struct palev_args_Nest_T_2c63a5d8 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Nest, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T_2c63a5d8 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Nest_T_2c63a5d8 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Outer_A, a->f_Outer_A)
         lttng_ust_field_string(Outer_Inner_B, a->f_Outer_Inner_B)
@@ -53,7 +58,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Nest, palev_tmpl_T,
 
 /* E: id 1, version 0, level 0 (LogAlways), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Nest, palev_tmpl_T, Nest, E,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Nest_T_2c63a5d8 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Nest_T_2c63a5d8 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Nest, E, LTTNG_UST_TRACEPOINT_LOGLEVEL_EMERG)
 
 #endif

@@ -9,7 +9,10 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Gadgets_T_aaedb8f0 *palev_a, palev_scratch *palev_sc, uint32_t Id)
+static void palev_prepare_T(
+    struct palev_args_Gadgets_T *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Id)
 {
     (void)palev_sc;
     palev_a->f_Id = Id;
@@ -17,13 +20,14 @@ static void palev_prepare_T(struct palev_args_Gadgets_T_aaedb8f0 *palev_a, palev
 
 void palev_emit_Gadgets_WidgetMade(uint32_t Id)
 {
-    struct palev_args_Gadgets_T_aaedb8f0 palev_a;
+    struct palev_args_Gadgets_T palev_a;
 
     palev_prepare_T(&palev_a, NULL, Id);
     lttng_ust_do_tracepoint(Gadgets, WidgetMade, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Gadgets, 0);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Gadgets[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) },
 };
@@ -49,17 +53,17 @@ static const uint32_t palev_keyword_start_Gadgets[66] = {
 };
 
 const palev_provider palev_provider_Gadgets = {
-    sizeof(palev_provider),
-    "Gadgets",
-    "Microsoft-Windows-Widget",
-    { 0x12345678U, 0x1234, 0x1234, { 0x12, 0x34, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc } },
-    1,
-    palev_events_Gadgets,
-    palev_event_names_Gadgets,
-    palev_event_states_Gadgets,
-    palev_keyword_events_Gadgets,
-    palev_keyword_start_Gadgets,
-    "palev-layout:Gadgets:84d9f3bc",
+    sizeof(palev_provider), /* struct_size */
+    "Gadgets", /* name */
+    "Microsoft-Windows-Widget", /* etw_name */
+    { 0x12345678U, 0x1234, 0x1234, { 0x12, 0x34, 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc } }, /* guid */
+    1, /* event_count */
+    palev_events_Gadgets, /* events */
+    palev_event_names_Gadgets, /* event_names */
+    palev_event_states_Gadgets, /* event_states */
+    palev_keyword_events_Gadgets, /* keyword_events */
+    palev_keyword_start_Gadgets, /* keyword_start */
+    "palev-layout:Gadgets:6d27569f", /* layout */
 };
 
 /* Load libGadgets-lttng.so at start-up, so a host that never calls palev_init() traces. */

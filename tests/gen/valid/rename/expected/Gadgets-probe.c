@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Gadgets[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Gadgets[] = "palev-layout:Gadgets:84d9f3bc";
+const char palev_layout_Gadgets[] = "palev-layout:Gadgets:6d27569f";

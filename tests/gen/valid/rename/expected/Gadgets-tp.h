@@ -13,10 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Gadgets_T_aaedb8f0 {
+struct palev_args_Gadgets_T {
     uint32_t f_Id;
 };
+typedef struct palev_args_Gadgets_T palev_args_Gadgets_T_aaedb8f0;
 
 #endif
 
@@ -26,7 +31,7 @@ struct palev_args_Gadgets_T_aaedb8f0 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Gadgets, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T_aaedb8f0 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Gadgets_T_aaedb8f0 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Id, a->f_Id)
     )
@@ -34,7 +39,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Gadgets, palev_tmpl_T,
 
 /* WidgetMade: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Gadgets, palev_tmpl_T, Gadgets, WidgetMade,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Gadgets_T_aaedb8f0 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Gadgets_T_aaedb8f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Gadgets, WidgetMade, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 #endif

@@ -9,7 +9,11 @@
 
 #include <stddef.h>
 
-static void palev_prepare_T(struct palev_args_Fabrikam_Wide_T_906d35e9 *palev_a, palev_scratch *palev_sc, uint32_t Gr_e, const char16_t *Name)
+static void palev_prepare_T(
+    struct palev_args_Fabrikam_Wide_T *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Gr_e,
+    const char16_t *Name)
 {
     palev_a->f_Gr_e = Gr_e;
     palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
@@ -19,7 +23,7 @@ void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Fabrikam_Wide_T_906d35e9 palev_a;
+    struct palev_args_Fabrikam_Wide_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_T(&palev_a, &palev_sc, Gr_e, Name);
@@ -28,6 +32,7 @@ void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Fabrikam_Wide, 0);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Fabrikam_Wide[] = {
     { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) },
 };
@@ -53,17 +58,17 @@ static const uint32_t palev_keyword_start_Fabrikam_Wide[66] = {
 };
 
 const palev_provider palev_provider_Fabrikam_Wide = {
-    sizeof(palev_provider),
-    "Fabrikam_Wide",
-    "Fabrikam-Wide",
-    { 0x00000000U, 0x1111, 0x2222, { 0x33, 0x33, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44 } },
-    1,
-    palev_events_Fabrikam_Wide,
-    palev_event_names_Fabrikam_Wide,
-    palev_event_states_Fabrikam_Wide,
-    palev_keyword_events_Fabrikam_Wide,
-    palev_keyword_start_Fabrikam_Wide,
-    "palev-layout:Fabrikam_Wide:60ea3c84",
+    sizeof(palev_provider), /* struct_size */
+    "Fabrikam_Wide", /* name */
+    "Fabrikam-Wide", /* etw_name */
+    { 0x00000000U, 0x1111, 0x2222, { 0x33, 0x33, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44 } }, /* guid */
+    1, /* event_count */
+    palev_events_Fabrikam_Wide, /* events */
+    palev_event_names_Fabrikam_Wide, /* event_names */
+    palev_event_states_Fabrikam_Wide, /* event_states */
+    palev_keyword_events_Fabrikam_Wide, /* keyword_events */
+    palev_keyword_start_Fabrikam_Wide, /* keyword_start */
+    "palev-layout:Fabrikam_Wide:3d49db7d", /* layout */
 };
 
 /* Load libFabrikam_Wide-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -22,6 +22,13 @@ static inline int ProviderEnabledFabrikam_Wide(uint8_t level, uint64_t keywords)
     return palev_provider_is_enabled(&palev_provider_Fabrikam_Wide, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* Measured: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Fabrikam_Wide___Measured
     __attribute__((visibility("hidden")));
@@ -44,6 +51,7 @@ static inline void FireEventMeasured(uint32_t Gr_e, const char16_t *Name)
 
 static inline palev_event_descriptor EventDescriptorMeasured(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x0) };
 
     return d;

@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Fabrikam_Wide[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Fabrikam_Wide[] = "palev-layout:Fabrikam_Wide:60ea3c84";
+const char palev_layout_Fabrikam_Wide[] = "palev-layout:Fabrikam_Wide:3d49db7d";

@@ -13,11 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "T": the values its emit functions prepare for the probe. */
-struct palev_args_Fabrikam_Wide_T_906d35e9 {
+struct palev_args_Fabrikam_Wide_T {
     uint32_t f_Gr_e;
     const char *f_Name;
 };
+typedef struct palev_args_Fabrikam_Wide_T palev_args_Fabrikam_Wide_T_906d35e9;
 
 #endif
 
@@ -27,7 +32,7 @@ struct palev_args_Fabrikam_Wide_T_906d35e9 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Fabrikam_Wide, palev_tmpl_T,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Fabrikam_Wide_T_906d35e9 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Fabrikam_Wide_T_906d35e9 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Gr_e, a->f_Gr_e)
         lttng_ust_field_string(Name, a->f_Name)
@@ -36,7 +41,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Fabrikam_Wide, palev_tmpl_T,
 
 /* Measured: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Fabrikam_Wide, palev_tmpl_T, Fabrikam_Wide, Measured,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Fabrikam_Wide_T_906d35e9 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Fabrikam_Wide_T_906d35e9 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Fabrikam_Wide, Measured, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 #endif

@@ -9,7 +9,10 @@
 
 #include <stddef.h>
 
-static void palev_prepare_Shared(struct palev_args_Contoso_Second_Shared_7bc27644 *palev_a, palev_scratch *palev_sc, uint16_t Only_One)
+static void palev_prepare_Shared(
+    struct palev_args_Contoso_Second_Shared *palev_a,
+    palev_scratch *palev_sc,
+    uint16_t Only_One)
 {
     (void)palev_sc;
     palev_a->f_Only_One = Only_One;
@@ -17,7 +20,7 @@ static void palev_prepare_Shared(struct palev_args_Contoso_Second_Shared_7bc2764
 
 void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One)
 {
-    struct palev_args_Contoso_Second_Shared_7bc27644 palev_a;
+    struct palev_args_Contoso_Second_Shared palev_a;
 
     palev_prepare_Shared(&palev_a, NULL, Only_One);
     lttng_ust_do_tracepoint(Contoso_Second, Event103_V0, &palev_a);
@@ -30,6 +33,7 @@ void palev_emit_Contoso_Second_Event103(void)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Second, 1);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Contoso_Second[] = {
     { 103, 0, 0, 2, 0, 0, UINT64_C(0x0) },
     { 1, 0, 0, 2, 0, 0, UINT64_C(0x0) },
@@ -58,17 +62,17 @@ static const uint32_t palev_keyword_start_Contoso_Second[66] = {
 };
 
 const palev_provider palev_provider_Contoso_Second = {
-    sizeof(palev_provider),
-    "Contoso_Second",
-    "Contoso-Second",
-    { 0xaaaaaaaaU, 0xbbbb, 0xcccc, { 0xdd, 0xdd, 0xee, 0xee, 0xee, 0xee, 0xee, 0xef } },
-    2,
-    palev_events_Contoso_Second,
-    palev_event_names_Contoso_Second,
-    palev_event_states_Contoso_Second,
-    palev_keyword_events_Contoso_Second,
-    palev_keyword_start_Contoso_Second,
-    "palev-layout:Contoso_Second:c4d4539b",
+    sizeof(palev_provider), /* struct_size */
+    "Contoso_Second", /* name */
+    "Contoso-Second", /* etw_name */
+    { 0xaaaaaaaaU, 0xbbbb, 0xcccc, { 0xdd, 0xdd, 0xee, 0xee, 0xee, 0xee, 0xee, 0xef } }, /* guid */
+    2, /* event_count */
+    palev_events_Contoso_Second, /* events */
+    palev_event_names_Contoso_Second, /* event_names */
+    palev_event_states_Contoso_Second, /* event_states */
+    palev_keyword_events_Contoso_Second, /* keyword_events */
+    palev_keyword_start_Contoso_Second, /* keyword_start */
+    "palev-layout:Contoso_Second:04b7ffa8", /* layout */
 };
 
 /* Load libContoso_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Contoso_Second[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Contoso_Second[] = "palev-layout:Contoso_Second:c4d4539b";
+const char palev_layout_Contoso_Second[] = "palev-layout:Contoso_Second:04b7ffa8";

@@ -13,10 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "Shared": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_Second_Shared_7bc27644 {
+struct palev_args_Contoso_Second_Shared {
     uint16_t f_Only_One;
 };
+typedef struct palev_args_Contoso_Second_Shared palev_args_Contoso_Second_Shared_7bc27644;
 
 #endif
 
@@ -26,7 +31,7 @@ struct palev_args_Contoso_Second_Shared_7bc27644 {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Second, palev_tmpl_Shared,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared_7bc27644 *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Second_Shared_7bc27644 *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint16_t, Only_One, a->f_Only_One)
     )
@@ -39,7 +44,7 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Second, palev_empty,
 
 /* Event103_V0: id 103, version 0, level 2 (Error), keywords 0x0, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Second, palev_tmpl_Shared, Contoso_Second, Event103_V0,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Second_Shared_7bc27644 *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Second_Shared_7bc27644 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Second, Event103_V0, LTTNG_UST_TRACEPOINT_LOGLEVEL_ERR)
 
 /* Event103: id 1, version 0, level 2 (Error), keywords 0x0 */

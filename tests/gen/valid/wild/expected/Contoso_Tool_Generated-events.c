@@ -9,18 +9,26 @@
 
 #include <stddef.h>
 
-static void palev_prepare_Shared(struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *palev_a, palev_scratch *palev_sc, uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static void palev_prepare_Shared(
+    struct palev_args_Contoso_Tool_Generated_Shared *palev_a,
+    palev_scratch *palev_sc,
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     palev_a->f_Elapsed_ms = Elapsed_ms;
     palev_a->f_Status_Code = Status_Code;
     palev_a->f_Path = palev_scratch_utf16(palev_sc, Path, PALEV_NUL_TERMINATED);
 }
 
-void palev_emit_Contoso_Tool_Generated_RequestBegin(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestBegin(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -29,11 +37,14 @@ void palev_emit_Contoso_Tool_Generated_RequestBegin(uint32_t Elapsed_ms, uint32_
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 0);
 }
 
-void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestEnd(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -42,11 +53,14 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t 
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 1);
 }
 
-void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -55,11 +69,14 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 2);
 }
 
-void palev_emit_Contoso_Tool_Generated_Event102(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_Event102(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
-    struct palev_args_Contoso_Tool_Generated_Shared_4992afdd palev_a;
+    struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
@@ -74,6 +91,7 @@ void palev_emit_Contoso_Tool_Generated_Event103(void)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 4);
 }
 
+/* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_Contoso_Tool_Generated[] = {
     { 100, 0, 0, 4, 20, 3, UINT64_C(0x0) },
     { 101, 0, 0, 20, 21, 3, UINT64_C(0x0) },
@@ -111,17 +129,17 @@ static const uint32_t palev_keyword_start_Contoso_Tool_Generated[66] = {
 };
 
 const palev_provider palev_provider_Contoso_Tool_Generated = {
-    sizeof(palev_provider),
-    "Contoso_Tool_Generated",
-    "Contoso-Tool Generated",
-    { 0xaaaaaaaaU, 0xbbbb, 0xcccc, { 0xdd, 0xdd, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee } },
-    5,
-    palev_events_Contoso_Tool_Generated,
-    palev_event_names_Contoso_Tool_Generated,
-    palev_event_states_Contoso_Tool_Generated,
-    palev_keyword_events_Contoso_Tool_Generated,
-    palev_keyword_start_Contoso_Tool_Generated,
-    "palev-layout:Contoso_Tool_Generated:06ceb340",
+    sizeof(palev_provider), /* struct_size */
+    "Contoso_Tool_Generated", /* name */
+    "Contoso-Tool Generated", /* etw_name */
+    { 0xaaaaaaaaU, 0xbbbb, 0xcccc, { 0xdd, 0xdd, 0xee, 0xee, 0xee, 0xee, 0xee, 0xee } }, /* guid */
+    5, /* event_count */
+    palev_events_Contoso_Tool_Generated, /* events */
+    palev_event_names_Contoso_Tool_Generated, /* event_names */
+    palev_event_states_Contoso_Tool_Generated, /* event_states */
+    palev_keyword_events_Contoso_Tool_Generated, /* keyword_events */
+    palev_keyword_start_Contoso_Tool_Generated, /* keyword_start */
+    "palev-layout:Contoso_Tool_Generated:aba46f46", /* layout */
 };
 
 /* Load libContoso_Tool_Generated-lttng.so at start-up, so a host that never calls palev_init() traces. */

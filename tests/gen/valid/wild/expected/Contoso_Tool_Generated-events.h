@@ -22,10 +22,20 @@ static inline int ProviderEnabledContoso_Tool_Generated(uint8_t level, uint64_t 
     return palev_provider_is_enabled(&palev_provider_Contoso_Tool_Generated, level, keywords);
 }
 
+/* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
+ * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
+ * state before any argument is evaluated (a function's arguments are computed first, loads
+ * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
+ * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+
 /* RequestBegin: id 100, version 0, level 4 (Informational), keywords 0x0, task Request, opcode Begin, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_Tool_Generated_RequestBegin(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestBegin(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestBegin(void)
@@ -33,7 +43,10 @@ static inline int EventEnabledRequestBegin(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin.state) != 0;
 }
 
-static inline void FireEventRequestBegin(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static inline void FireEventRequestBegin(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin.state))
         palev_emit_Contoso_Tool_Generated_RequestBegin(Elapsed_ms, Status_Code, Path);
@@ -44,6 +57,7 @@ static inline void FireEventRequestBegin(uint32_t Elapsed_ms, uint32_t Status_Co
 
 static inline palev_event_descriptor EventDescriptorRequestBegin(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 100, 0, 0, 4, 20, 3, UINT64_C(0x0) };
 
     return d;
@@ -52,7 +66,10 @@ static inline palev_event_descriptor EventDescriptorRequestBegin(void)
 /* RequestEnd: id 101, version 0, level 20 (Trace), keywords 0x0, task Request, opcode End, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_Tool_Generated_RequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestEnd(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestEnd(void)
@@ -60,7 +77,10 @@ static inline int EventEnabledRequestEnd(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd.state) != 0;
 }
 
-static inline void FireEventRequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static inline void FireEventRequestEnd(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd.state))
         palev_emit_Contoso_Tool_Generated_RequestEnd(Elapsed_ms, Status_Code, Path);
@@ -71,6 +91,7 @@ static inline void FireEventRequestEnd(uint32_t Elapsed_ms, uint32_t Status_Code
 
 static inline palev_event_descriptor EventDescriptorRequestEnd(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 101, 0, 0, 20, 21, 3, UINT64_C(0x0) };
 
     return d;
@@ -79,7 +100,10 @@ static inline palev_event_descriptor EventDescriptorRequestEnd(void)
 /* RequestEnd_V2: id 101, version 2, level 20 (Trace), keywords 0x0, task Request, opcode End, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestEnd_V2(void)
@@ -87,7 +111,10 @@ static inline int EventEnabledRequestEnd_V2(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2.state) != 0;
 }
 
-static inline void FireEventRequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static inline void FireEventRequestEnd_V2(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2.state))
         palev_emit_Contoso_Tool_Generated_RequestEnd_V2(Elapsed_ms, Status_Code, Path);
@@ -98,6 +125,7 @@ static inline void FireEventRequestEnd_V2(uint32_t Elapsed_ms, uint32_t Status_C
 
 static inline palev_event_descriptor EventDescriptorRequestEnd_V2(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 101, 2, 0, 20, 21, 3, UINT64_C(0x0) };
 
     return d;
@@ -106,7 +134,10 @@ static inline palev_event_descriptor EventDescriptorRequestEnd_V2(void)
 /* Event102: id 102, version 0, level 5 (Verbose), keywords 0x0, task Request, opcode End, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___Event102
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_Tool_Generated_Event102(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+void palev_emit_Contoso_Tool_Generated_Event102(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledEvent102(void)
@@ -114,7 +145,10 @@ static inline int EventEnabledEvent102(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event102.state) != 0;
 }
 
-static inline void FireEventEvent102(uint32_t Elapsed_ms, uint32_t Status_Code, const char16_t *Path)
+static inline void FireEventEvent102(
+    uint32_t Elapsed_ms,
+    uint32_t Status_Code,
+    const char16_t *Path)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event102.state))
         palev_emit_Contoso_Tool_Generated_Event102(Elapsed_ms, Status_Code, Path);
@@ -125,6 +159,7 @@ static inline void FireEventEvent102(uint32_t Elapsed_ms, uint32_t Status_Code, 
 
 static inline palev_event_descriptor EventDescriptorEvent102(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 102, 0, 0, 5, 21, 3, UINT64_C(0x0) };
 
     return d;
@@ -152,6 +187,7 @@ static inline void FireEventContoso_Tool_Generated_Event103(void)
 
 static inline palev_event_descriptor EventDescriptorContoso_Tool_Generated_Event103(void)
 {
+    /* id, version, channel, level, opcode, task, keywords */
     palev_event_descriptor d = { 103, 0, 0, 3, 0, 0, UINT64_C(0x0) };
 
     return d;

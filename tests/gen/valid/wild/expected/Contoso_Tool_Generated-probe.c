@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_Contoso_Tool_Generated[];
 __attribute__((visibility("default"), used))
-const char palev_layout_Contoso_Tool_Generated[] = "palev-layout:Contoso_Tool_Generated:06ceb340";
+const char palev_layout_Contoso_Tool_Generated[] = "palev-layout:Contoso_Tool_Generated:aba46f46";

@@ -13,12 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Tracepoints take their values in an argument struct, named in LTTNG_UST_TP_ARGS by a typedef
+ * carrying a hash of its layout: LTTng connects a call site to a probe only when these match,
+ * so a probe provider built from another version of the manifest does not connect. */
+
 /* Template "Shared": the values its emit functions prepare for the probe. */
-struct palev_args_Contoso_Tool_Generated_Shared_4992afdd {
+struct palev_args_Contoso_Tool_Generated_Shared {
     uint32_t f_Elapsed_ms;
     uint32_t f_Status_Code;
     const char *f_Path;
 };
+typedef struct palev_args_Contoso_Tool_Generated_Shared palev_args_Contoso_Tool_Generated_Shared_4992afdd;
 
 #endif
 
@@ -28,7 +33,7 @@ struct palev_args_Contoso_Tool_Generated_Shared_4992afdd {
 #include <lttng/tracepoint.h>
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Tool_Generated, palev_tmpl_Shared,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a),
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a),
     LTTNG_UST_TP_FIELDS(
         lttng_ust_field_integer(uint32_t, Elapsed_ms, a->f_Elapsed_ms)
         lttng_ust_field_integer_hex(uint32_t, Status_Code, a->f_Status_Code)
@@ -43,22 +48,22 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(Contoso_Tool_Generated, palev_empty,
 
 /* RequestBegin: id 100, version 0, level 4 (Informational), keywords 0x0, task Request, opcode Begin, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Tool_Generated, palev_tmpl_Shared, Contoso_Tool_Generated, RequestBegin,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Tool_Generated, RequestBegin, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
 /* RequestEnd: id 101, version 0, level 20 (Trace), keywords 0x0, task Request, opcode End, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Tool_Generated, palev_tmpl_Shared, Contoso_Tool_Generated, RequestEnd,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Tool_Generated, RequestEnd, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* RequestEnd_V2: id 101, version 2, level 20 (Trace), keywords 0x0, task Request, opcode End, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Tool_Generated, palev_tmpl_Shared, Contoso_Tool_Generated, RequestEnd_V2,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Tool_Generated, RequestEnd_V2, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* Event102: id 102, version 0, level 5 (Verbose), keywords 0x0, task Request, opcode End, template Shared */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(Contoso_Tool_Generated, palev_tmpl_Shared, Contoso_Tool_Generated, Event102,
-    LTTNG_UST_TP_ARGS(const struct palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
+    LTTNG_UST_TP_ARGS(const palev_args_Contoso_Tool_Generated_Shared_4992afdd *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(Contoso_Tool_Generated, Event102, LTTNG_UST_TRACEPOINT_LOGLEVEL_DEBUG)
 
 /* Event103: id 103, version 0, level 3 (Warning), keywords 0x0, task None */

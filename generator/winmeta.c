@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The winmeta inType and outType tables: how each ETW type is passed and recorded. */
+/* The winmeta tables: inTypes and outTypes (how each ETW type is passed and recorded), and the
+ * built-in levels, opcodes, tasks, keywords and channels a manifest may name without defining. */
 #include "model.h"
 
 #include <stdlib.h>
@@ -84,6 +85,16 @@ const pg_intype *pg_intype_lookup(const char *qname)
     return lookup_number(name);
 }
 
+/* The table's spelling of a type named with other letter cases ("Uint32" -> "UInt32"), or NULL
+ * when it is spelled so already, named by number or unknown. */
+const char *pg_intype_spelling(const char *qname)
+{
+    const pg_intype *t = pg_intype_lookup(qname);
+    const char *name = local_name(qname);
+
+    return t && t->tdh != atoi(name) && strcmp(t->name, name) != 0 ? t->name : NULL;
+}
+
 /* outTypes only change how a value is displayed; the hex ones become LTTng hex integers. */
 static const struct {
     const char *name;
@@ -109,4 +120,107 @@ int pg_outtype_hex(const char *qname)
         if (strcasecmp(outtypes[i].name, name) == 0)
             return outtypes[i].hex;
     return -1;
+}
+
+/* ETW level -> LTTng log level, monotonic so that --loglevel=L keeps what an ETW session at the
+ * matching level keeps. Levels above Verbose (custom ones) share DEBUG with Verbose. */
+static const struct {
+    int lttng;
+    const char *name;   /* LTTNG_UST_TRACEPOINT_LOGLEVEL_<name> */
+} loglevels[] = {
+    { 0, "EMERG" }, { 2, "CRIT" }, { 3, "ERR" }, { 4, "WARNING" }, { 6, "INFO" }, { 14, "DEBUG" },
+};
+#define N_LOGLEVELS (sizeof(loglevels) / sizeof(loglevels[0]))
+
+int pg_lttng_loglevel(uint64_t etw_level)
+{
+    return loglevels[etw_level < N_LOGLEVELS ? etw_level : N_LOGLEVELS - 1].lttng;
+}
+
+const char *pg_loglevel_name(int lttng_level)
+{
+    for (size_t i = 0; i < N_LOGLEVELS; i++)
+        if (loglevels[i].lttng == lttng_level)
+            return loglevels[i].name;
+    return "DEBUG";
+}
+
+/* ---- built-in (winmeta) levels, tasks, opcodes, keywords, channels ------------------------- */
+
+struct builtin {
+    const char *name;
+    uint64_t value;
+};
+
+static const struct builtin builtin_levels[] = {
+    { "win:LogAlways", 0 }, { "win:Critical", 1 }, { "win:Error", 2 }, { "win:Warning", 3 },
+    { "win:Informational", 4 }, { "win:Verbose", 5 },
+};
+static const struct builtin builtin_opcodes[] = {
+    { "win:Info", 0 }, { "win:Start", 1 }, { "win:Stop", 2 }, { "win:DC_Start", 3 },
+    { "win:DC_Stop", 4 }, { "win:Extension", 5 }, { "win:Reply", 6 }, { "win:Resume", 7 },
+    { "win:Suspend", 8 }, { "win:Send", 9 }, { "win:Receive", 240 },
+};
+static const struct builtin builtin_tasks[] = { { "win:None", 0 } };
+static const struct builtin builtin_keywords[] = {
+    { "win:ResponseTime", 0x0001000000000000ULL }, { "win:WDIContext", 0x0002000000000000ULL },
+    { "win:WDIDiag", 0x0004000000000000ULL }, { "win:SQM", 0x0008000000000000ULL },
+    { "win:AuditFailure", 0x0010000000000000ULL }, { "win:AuditSuccess", 0x0020000000000000ULL },
+    { "win:CorrelationHint", 0x0040000000000000ULL }, { "win:EventlogClassic", 0x0080000000000000ULL },
+};
+/* Well-known channels an <importChannel> may name, with their ETW channel numbers. */
+static const struct builtin builtin_channels[] = {
+    { "TraceClassic", 0 }, { "System", 8 }, { "Application", 9 }, { "Security", 10 },
+    { "TraceLogging", 11 }, { "ProviderMetadata", 12 },
+};
+
+/* "win:Start" also matches "Start" with another prefix bound to the same namespace. */
+static int builtin_match(const char *builtin, const char *name)
+{
+    const char *a = strchr(builtin, ':') + 1, *b = strrchr(name, ':');
+
+    return b && strcmp(a, b + 1) == 0;
+}
+
+static pg_named *find_builtin(const struct builtin *table, size_t n, const char *name, pg_loc loc)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (builtin_match(table[i].name, name)) {
+            pg_named *b = pg_alloc(sizeof(*b));
+
+            b->loc = loc;
+            b->name = pg_strdup(strchr(table[i].name, ':') + 1);
+            b->value = table[i].value;
+            b->builtin = 1;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+#define N(table) (sizeof(table) / sizeof(table[0]))
+
+pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc loc)
+{
+    static const struct {
+        const struct builtin *table;
+        size_t n;
+    } tables[] = {
+        [PG_BUILTIN_LEVEL] = { builtin_levels, N(builtin_levels) },
+        [PG_BUILTIN_TASK] = { builtin_tasks, N(builtin_tasks) },
+        [PG_BUILTIN_OPCODE] = { builtin_opcodes, N(builtin_opcodes) },
+        [PG_BUILTIN_KEYWORD] = { builtin_keywords, N(builtin_keywords) },
+    };
+
+    return find_builtin(tables[kind].table, tables[kind].n, name, loc);
+}
+
+int pg_builtin_channel(const char *name, uint64_t *value)
+{
+    for (size_t i = 0; i < N(builtin_channels); i++)
+        if (strcmp(builtin_channels[i].name, name) == 0) {
+            *value = builtin_channels[i].value;
+            return 1;
+        }
+    return 0;
 }

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* EventSource filters: the verdict per (source, name) cached, for names that cannot change. */
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
+ * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+#define _LGPL_SOURCE
+#include <urcu/pointer.h>
+#include <urcu/system.h>
+
+#include "internal.h"
+
+/* A verdict is cached per pair of pointers, and only for strings in read-only memory (string
+ * literals, a runtime's read-only name tables): their bytes cannot change, so the pointers are
+ * as good as the text and the hot path compares two pointers instead of scanning two strings.
+ * Strings elsewhere (heap, stack) are scanned every time, as before: a buffer reused for another
+ * name must get that name's verdict. Entries live in the table itself (no pointer to follow),
+ * are published by a release store of their source and never change, so readers take no
+ * lock. */
+#define SLOTS PALEV__VERDICT_SLOTS  /* power of two */
+#define MAX_FILL (SLOTS / 2)        /* then no more entries: probes stay short */
+#define SCAN PALEV__VERDICT_SCAN    /* entry for a pair that must be scanned */
+
+struct palev__verdict palev__verdicts[SLOTS];
+static struct {
+    pthread_mutex_t lock;
+    size_t fill;
+} cache = { PTHREAD_MUTEX_INITIALIZER, 0 };
+
+static size_t slot_of(const char *source, const char *name)
+{
+    return palev__verdict_slot(source, name);
+}
+
+static int scan(const char *source, const char *name)
+{
+    const struct palev__config *cfg = palev__config();
+
+    return palev__filter_match(&cfg->source_filter, source) &&
+           palev__filter_match(&cfg->name_filter, name);
+}
+
+struct range {
+    uintptr_t lo, hi;
+    int readonly;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct range *r = data;
+
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+        if (ph->p_type == PT_LOAD && r->lo >= lo && r->hi <= lo + ph->p_memsz) {
+            r->readonly = !(ph->p_flags & PF_W);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Is the whole string (with its NUL) in a read-only segment of a loaded module? */
+static int readonly(const char *s)
+{
+    struct range r = { (uintptr_t)s, (uintptr_t)s + strlen(s) + 1, 0 };
+
+    dl_iterate_phdr(find_segment, &r);
+    return r.readonly;
+}
+
+/* Under the lock: a free slot after `at` (linear probing), or NULL when the pair is there. */
+static struct palev__verdict *free_slot(const char *source, const char *name, size_t at)
+{
+    for (size_t k = 0; k < SLOTS; k++) {
+        struct palev__verdict *s = &palev__verdicts[(at + k) & (SLOTS - 1)];
+
+        if (!s->source)
+            return s;
+        if (s->source == source && s->name == name)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* The entry is filled in place, its source stored last with release semantics: a reader that
+ * sees the source sees the name and the verdict. An entry never changes afterwards. */
+static int insert(const char *source, const char *name, size_t at)
+{
+    int pass = scan(source, name);
+    struct palev__verdict *s;
+
+    pthread_mutex_lock(&cache.lock);
+    if (cache.fill < MAX_FILL && (s = free_slot(source, name, at))) {
+        s->name = name;
+        s->pass = readonly(source) && readonly(name) ? pass : SCAN;
+        rcu_assign_pointer(s->source, source);
+        cache.fill++;
+    }
+    pthread_mutex_unlock(&cache.lock);
+    return pass;
+}
+
+int palev__filters_pass(const char *source, const char *name)
+{
+    size_t at = slot_of(source, name);
+
+    for (size_t k = 0; k < SLOTS; k++) {
+        const struct palev__verdict *v = &palev__verdicts[(at + k) & (SLOTS - 1)];
+        const char *s = rcu_dereference(v->source);
+
+        if (!s)
+            break;
+        if (s == source && v->name == name)
+            return v->pass == SCAN ? scan(source, name) : v->pass;
+    }
+    if (CMM_LOAD_SHARED(cache.fill) >= MAX_FILL)
+        return scan(source, name);
+    return insert(source, name, at);
+}
