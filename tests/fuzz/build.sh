@@ -27,7 +27,8 @@ target_sources() {
     fuzz_trace)
         for f in $gen_sources; do echo "$top/generator/$f"; done
         for f in $trace_sources; do echo "$top/trace/$f"; done ;;
-    *) for f in $pal_sources; do echo "$top/pal/$f"; done ;;
+    *) for f in $pal_sources; do echo "$top/pal/$f"; done
+       echo "$top/tests/fuzz/provider_standin.c" ;;
     esac
     echo "$top/tests/fuzz/$1.c"
 }
