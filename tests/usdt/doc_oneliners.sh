@@ -17,7 +17,8 @@ timeout 60 bpftrace -e 'BEGIN { exit(); }' >"$work/bpf.log" 2>&1 ||
 mapfile -t lines < <(grep -E '^bpftrace (-p \$PID|-c) ' "$doc")
 [ ${#lines[@]} -ge 5 ] || fail "only ${#lines[@]} bpftrace lines in $doc"
 
-PALEV_LTTNG=0 PALEV_PERFMAP=1 "$minivm" --jit=all -t 120000 > "$work/minivm.out" &
+# Long enough for every line on a loaded machine; killed at the end.
+PALEV_LTTNG=0 PALEV_PERFMAP=1 "$minivm" --jit=all -t 600000 > "$work/minivm.out" &
 PID=$!
 trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -f /tmp/perf-$PID.map' EXIT
 export MINIVM=$minivm PID
@@ -30,7 +31,10 @@ for line in "${lines[@]}"; do
     else                                      # attached to the running one, stopped like Ctrl-C
         timeout -s INT 5 bash -c "$line" > "$work/$n.out" 2>&1
     fi
-    grep -v RLIMIT_MEMLOCK "$work/$n.out" | grep -q ERROR &&
+    # Not errors of the line: the memlock limit bpftrace cannot raise in a container, and a
+    # stack it could not read back (the stack map full or a hash collision under load; the
+    # others are counted and printed).
+    grep -v -e RLIMIT_MEMLOCK -e 'failed to look up stack id' "$work/$n.out" | grep -q ERROR &&
         fail "line $n: $line: $(grep -v RLIMIT_MEMLOCK "$work/$n.out" | grep -m2 -B2 -A2 ERROR)"
     grep -Eq '^@' "$work/$n.out" || fail "line $n printed no map: $line: $(tail -3 "$work/$n.out")"
     if [[ $line == *ustack* ]]; then
