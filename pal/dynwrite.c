@@ -91,6 +91,8 @@ static int fire(const struct palev_event *ev, const palev_value *values)
         prepare(&sc, &ev->fields[i], &values[i], &prep[i]);
     call_probes(ev, prep);
     palev_scratch_fini(&sc);
+    /* Followed by its call stack while a session records Paleventing:Stack (docs/stacks.md). */
+    palev__stack_after_event(ev->tp.provider_name, ev->tp.event_name);
     return 0;
 }
 
