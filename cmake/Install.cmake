@@ -15,6 +15,10 @@ if(TARGET Paleventing-lttng)
   install(TARGETS Paleventing-lttng LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
 
+# PALEV_STACK=unwind loads it from beside libpaleventing.so too.
+if(TARGET paleventing-unwind)
+  install(TARGETS paleventing-unwind LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT paleventingTargets NAMESPACE paleventing:: DESTINATION ${PALEV_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/paleventingConfig.cmake.in
   ${PROJECT_BINARY_DIR}/paleventingConfig.cmake

@@ -561,7 +561,7 @@ static void emit_emit_fn(pg_buf *b, const pg_manifest *m, const pg_provider *p, 
     pg_buf_puts(b, "\n{\n");
     if (!t) {
         pg_usdt_emit_fire(m, b, p, e, "");
-        pg_buf_puts(b, "}\n\n");
+        pg_buf_printf(b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
         return;
     }
     if (scratch)
@@ -574,7 +574,8 @@ static void emit_emit_fn(pg_buf *b, const pg_manifest *m, const pg_provider *p, 
     pg_usdt_emit_fire(m, b, p, e, ", &palev_a");
     if (scratch)
         pg_buf_puts(b, "    palev_scratch_fini(&palev_sc);\n");
-    pg_buf_puts(b, "}\n\n");
+    /* A Stack event after the event, while a session records Paleventing:Stack (docs/stacks.md). */
+    pg_buf_printf(b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
 }
 
 /* The largest array recorded with a constant size: a NULL pointer there reads as zeros. */

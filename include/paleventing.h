@@ -330,39 +330,108 @@ static inline int palev_event_enabled(const palev_event *event)
     (palev_event_enabled(event) ? palev_event_writef((event), __VA_ARGS__) : 0)
 
 /* ---------------------------------------------------------------------------------------------
- * JIT symbols for perf: JIT-compiled code named in `perf report` instead of bare addresses.
+ * Code: what a runtime generates, described in the trace and for perf (docs/stacks.md).
  *
- * PALEV_PERFMAP, read once, selects the outputs: unset or 0 off (no file is touched; each call
- * costs one load and one branch), 1 the perf map /tmp/perf-<pid>.map (read by perf report as
+ * Every range named here is recorded as Paleventing:CodeLoad { start, size, kind, name } while a
+ * session records it, Paleventing:CodeUnload { start, size } when the runtime frees it, and kept
+ * in a set of live ranges (read without locks, liburcu): when a session starts recording
+ * Paleventing:CodeRundown, a libpaleventing thread records one CodeRundown per live range, so a
+ * trace started after the code was generated still names it. Machine code (JIT and stubs) also
+ * goes to the perf outputs PALEV_PERFMAP selects (below). The names let `palev-trace stacks` name
+ * the frames of Paleventing:Stack events.
+ *
+ * Cost: each load copies the name into the live set (one allocation); nothing else happens while
+ * no session records and PALEV_PERFMAP is off. All functions are thread-safe and return 0 or a
+ * negative errno: -EINVAL for a NULL code, a size of 0 or above 2 GiB, a NULL or empty name,
+ * -ENOMEM, or the error of a perf output that failed just now (that output is then off).
+ * ------------------------------------------------------------------------------------------- */
+
+/* What a code range holds: the `kind` field of CodeLoad and CodeRundown. */
+enum palev_code_kind {
+    PALEV_CODE_JIT = 0,         /* JIT-compiled machine code of a method */
+    PALEV_CODE_STUB = 1,        /* a runtime helper stub, named "stub<KIND> NAME" */
+    PALEV_CODE_INTERPRETED = 2  /* a method's bytecode: the ids a stack walker reports */
+};
+
+/* Name the machine code at [code, code + size) `name` (UTF-8; line breaks become spaces, names
+ * beyond 65535 bytes are cut at a character boundary). For a jitdump the code bytes are copied:
+ * log the code once written, while readable. A range loaded again at the same start replaces the
+ * older one. A perf map line is appended atomically. */
+PALEV_API int palev_code_load(const void *code, size_t size, const char *name);
+
+/* The same with a UTF-16 name of `len` code units (or PALEV_NUL_TERMINATED), converted by
+ * palev_utf16_to_utf8() (unpaired surrogates become U+FFFD). */
+PALEV_API int palev_code_load_utf16(const void *code, size_t size, const char16_t *name,
+                                    size_t len);
+
+/* Name a runtime helper stub (trampoline, precode, inline cache...) "stub<KIND> NAME", e.g.
+ * "stub<precode> Foo.Bar", or "stub<KIND>" when `name` is NULL or empty. `stub_kind` must be
+ * non-empty (-EINVAL). Otherwise as palev_code_load(). */
+PALEV_API int palev_code_load_stub(const void *code, size_t size, const char *stub_kind,
+                                   const char *name);
+
+/* Name the bytecode (or any memory identifying a method) at [start, start + size): the ids an
+ * interpreter's stack walker reports (palev_stack_add_walker()). Recorded in the trace only,
+ * never in the perf outputs. */
+PALEV_API int palev_code_load_interpreted(const void *start, size_t size, const char *name);
+
+/* The range starting at `code` is freed: recorded as CodeUnload and dropped from the live set.
+ * Returns 0, -ENOENT when no live range starts there (CodeUnload is recorded all the same, with
+ * size 0), -EINVAL for NULL. Call it before the memory can be reused. */
+PALEV_API int palev_code_unload(const void *code);
+
+/* ---------------------------------------------------------------------------------------------
+ * The perf outputs of the code API, and its older names (compatible aliases).
+ *
+ * PALEV_PERFMAP, read once, selects the outputs: unset or 0 off (no file is touched), 1 the perf map /tmp/perf-<pid>.map (read by perf report as
  * is), 2 a jitdump <dir>/jit-<pid>.dump for `perf record -k 1` + `perf inject --jit`, where <dir>
  * is PALEV_PERFMAP_DIR or /tmp, 3 both. Files are opened on the first call: created with mode
  * 0600 and never through a symlink; an existing one is reused only if it is a regular file of
  * the same user. An output that fails to open or write is off for the rest of the process (why
  * is said under PALEV_DEBUG); the host never notices otherwise. A child forked without exec logs
- * nothing. All functions are thread-safe; arguments are checked only when an output is on.
+ * nothing to them. Stubs and JIT code go there, interpreted ranges never.
  * ------------------------------------------------------------------------------------------- */
 
-/* Name the code at [code, code + size) `name` (UTF-8; line breaks become spaces, names beyond
- * 65535 bytes are cut at a character boundary). For a jitdump the code bytes are copied: log
- * the code once written, while readable. Returns 0 (logged, or off), -EINVAL for a NULL code,
- * a size of 0 or above 2 GiB, or a NULL or empty name, or the negative errno of a write that
- * failed just now (that output is off from then on). A perf map line is appended atomically. */
+/* Aliases of palev_code_load(), palev_code_load_utf16() and palev_code_load_stub(). */
 PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name);
-
-/* The same with a UTF-16 name of `len` code units (or PALEV_NUL_TERMINATED), converted by
- * palev_utf16_to_utf8() (unpaired surrogates become U+FFFD). */
 PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
                                              size_t len);
-
-/* Name a runtime helper stub (trampoline, precode, inline cache...) "stub<KIND> NAME", e.g.
- * "stub<precode> Foo.Bar", or "stub<KIND>" when `name` is NULL or empty. `stub_kind` must be
- * non-empty (-EINVAL). Otherwise as palev_perfmap_log_method(). */
 PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
                                      const char *name);
 
-/* 1 when at least one output is on, else 0, so a JIT can skip building names. The first call
- * opens the files (as the first log call would); later ones are one load. Thread-safe. */
+/* 1 when at least one perf output is on, else 0. The first call opens the files (as the first
+ * load would); later ones are one load. Thread-safe. Do not skip palev_code_load() when it says
+ * 0: the trace needs the names too. */
 PALEV_API int palev_perfmap_is_enabled(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Call stacks (docs/stacks.md). While a session records Paleventing:Stack, every recorded event
+ * of a generated provider and every EventSource event is followed, from the same thread, by a
+ * Stack event { provider, event, count, frames }: the return addresses of the thread, innermost
+ * first (the caller of FireEvent<Sym>() first), at most PALEV_STACK_DEPTH (default 32, 1 to 128)
+ * of them. PALEV_STACK=fp (default) walks frame pointers, each one checked against the thread's
+ * stack bounds, so code built without them gives a short stack, never a fault; PALEV_STACK=unwind
+ * unwinds with libunwind (DWARF CFI) when libpaleventing-unwind.so and libunwind are installed.
+ * ------------------------------------------------------------------------------------------- */
+
+/* One logical frame of a runtime: `code` an address inside a range named by palev_code_load*()
+ * (an interpreter names its bytecode with palev_code_load_interpreted()); `frame` an address
+ * inside the native stack frame of the activation running it (the interpreter loop's
+ * __builtin_frame_address(0) or a local's address): the frame is placed just inside that native
+ * frame. 0: unknown, placed outermost. */
+typedef struct palev_stack_frame {
+    uintptr_t code;
+    uintptr_t frame;
+} palev_stack_frame;
+
+/* Called on the thread of the event, inside the event's emission: write at most `max` logical
+ * frames of the calling thread, innermost first, and return how many. Must not block, allocate
+ * with locks held elsewhere, or fire events. */
+typedef size_t palev_stack_walker(void *ctx, palev_stack_frame *frames, size_t max);
+
+/* Add a walker (at most 4, kept for the life of the process). Returns 0, -EINVAL for NULL fn,
+ * -ENOSPC when 4 are registered. Thread-safe. */
+PALEV_API int palev_stack_add_walker(palev_stack_walker *fn, void *ctx);
 
 /* ---------------------------------------------------------------------------------------------
  * UTF-16 to UTF-8, the one conversion used by generated stubs and the library
@@ -467,6 +536,18 @@ PALEV_API const void *palev_scratch_gather_nested(palev_scratch *sc, const void 
 #else
 #define PALEV_TP_STATE_ENABLED(state) __builtin_expect(*(const volatile int *)&(state), 0)
 #endif
+
+/* The state of Paleventing:Stack, and what generated emit functions call after their event. */
+PALEV_API extern const int *const palev_stack_state;
+/* `caller`: the emit function's return address, where the stack starts (tail calls and emit
+ * functions without a frame pointer cannot hide it). */
+PALEV_API void palev_stack_after_event(const palev_provider *provider, uint32_t index,
+                                       const void *caller);
+#define PALEV_STACK_AFTER_EVENT(provider, index)                                        \
+    do {                                                                                \
+        if (PALEV_TP_STATE_ENABLED(*palev_stack_state))                                 \
+            palev_stack_after_event((provider), (index), __builtin_return_address(0));  \
+    } while (0)
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,8 @@ static int parse_name_filter(struct palev__config *cfg, const char *value);
 static int parse_perfmap(struct palev__config *cfg, const char *value);
 static int parse_perfmap_dir(struct palev__config *cfg, const char *value);
 static int parse_fork_hooks(struct palev__config *cfg, const char *value);
+static int parse_stack(struct palev__config *cfg, const char *value);
+static int parse_stack_depth(struct palev__config *cfg, const char *value);
 
 /* Each parser gets NULL when its variable is unset and must then leave the default alone. */
 static const struct env_var {
@@ -29,6 +31,8 @@ static const struct env_var {
     { "PALEV_PERFMAP", parse_perfmap },
     { "PALEV_PERFMAP_DIR", parse_perfmap_dir },
     { "PALEV_FORK_HOOKS", parse_fork_hooks },
+    { "PALEV_STACK", parse_stack },
+    { "PALEV_STACK_DEPTH", parse_stack_depth },
 };
 
 static int parse_lttng(struct palev__config *cfg, const char *value)
@@ -105,11 +109,35 @@ static int parse_perfmap_dir(struct palev__config *cfg, const char *value)
     return 0;
 }
 
+/* "fp" (the default) or "unwind"; anything else keeps frame pointers. */
+static int parse_stack(struct palev__config *cfg, const char *value)
+{
+    if (value && strcmp(value, "unwind") == 0)
+        cfg->stack = PALEV__STACK_UNWIND;
+    return 0;
+}
+
+/* 1 to PALEV__STACK_DEPTH_MAX frames; anything else keeps the default. */
+static int parse_stack_depth(struct palev__config *cfg, const char *value)
+{
+    char *end;
+    unsigned long n;
+
+    if (!value || !*value)
+        return 0;
+    errno = 0;
+    n = strtoul(value, &end, 10);
+    if (errno == 0 && *end == '\0' && value[0] != '-' && n >= 1 && n <= PALEV__STACK_DEPTH_MAX)
+        cfg->stack_depth = n;
+    return 0;
+}
+
 int palev__config_parse(struct palev__config *cfg, palev__getenv_fn *getenv_fn)
 {
     int ret = 0;
 
-    *cfg = (struct palev__config){ .lttng = 1, .fork_hooks = 1 };
+    *cfg = (struct palev__config){ .lttng = 1, .fork_hooks = 1,
+                                   .stack_depth = PALEV__STACK_DEPTH_DEFAULT };
     for (size_t i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
         int err = env_vars[i].parse(cfg, getenv_fn(env_vars[i].name));
 

@@ -93,6 +93,8 @@ struct palev__config {
     int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
     char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
     int fork_hooks;             /* register liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
+    int stack;                  /* PALEV_STACK: PALEV__STACK_FP (default) or PALEV__STACK_UNWIND */
+    size_t stack_depth;         /* PALEV_STACK_DEPTH: frames per Stack event */
 };
 
 typedef const char *palev__getenv_fn(const char *name);
@@ -126,6 +128,43 @@ int palev__jitdump_open(const char *dir);
 int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len);
 /* Append CODE_CLOSE and close; only in the process that opened the dump. */
 void palev__jitdump_close(void);
+
+/* ---- stack.c, unwind.c: call stacks ------------------------------------------------------- */
+
+#define PALEV__STACK_FP 0
+#define PALEV__STACK_UNWIND 1
+#define PALEV__STACK_DEPTH_DEFAULT 32
+#define PALEV__STACK_DEPTH_MAX 128
+/* Native frames walked at most: the deepest stack plus libpaleventing's own frames on top. */
+#define PALEV__STACK_MAX (PALEV__STACK_DEPTH_MAX + 8)
+
+/* A native walk: return addresses innermost first, and for each an address above the frame of
+ * the function it returns into (that function's canonical frame address). */
+struct palev__native {
+    uintptr_t ip[PALEV__STACK_MAX];
+    uintptr_t top[PALEV__STACK_MAX];
+};
+
+/* Merge nn native frames and nl logical ones (sorted by frame) into at most max addresses. */
+size_t palev__stack_merge(uint64_t *out, size_t max, const struct palev__native *nat, size_t nn,
+                          const palev_stack_frame *lf, size_t nl);
+/* Record a Stack event naming provider:event for the calling thread, when a session records
+ * Paleventing:Stack (one load otherwise). For events libpaleventing records itself (EventSource,
+ * dynamic events): the stack starts at the first frame outside libpaleventing. */
+void palev__stack_after_event(const char *provider, const char *event);
+/* Walk the calling thread with libunwind (libpaleventing-unwind.so, loaded on first use); frame
+ * bounds (nat->top) only when `tops` (slower). Returns the number of frames, or -ENOSYS when the
+ * module or libunwind is missing. */
+long palev__unwind_walk(struct palev__native *nat, size_t max, int tops);
+
+/* ---- code.c: live code ranges ------------------------------------------------------------- */
+
+/* Record CodeLoad and keep [code, code + size) named `name` (len bytes, name[len] == '\0') in the
+ * live set (when the process can trace), starting the rundown watcher on first use. Returns 0 or
+ * -ENOMEM (then only the trace has it). */
+int palev__code_publish(const void *code, size_t size, int kind, const char *name, size_t len);
+/* Rundowns done so far in this process. */
+unsigned long palev__code_rundowns(void);
 
 /* ---- log.c: diagnostics, only when PALEV_DEBUG asks -------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* JIT symbols for perf: the public API, the perf map /tmp/perf-<pid>.map, safe file creation. */
+/* Naming code: the public code API (names built once, handed to the live set and the trace in
+ * code.c), and its perf outputs: the perf map /tmp/perf-<pid>.map, the jitdump, safe files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -234,14 +235,21 @@ static void sanitize(char *name, size_t len)
             name[i] = ' ';
 }
 
-static int symbol_log(struct symbol *s, int m, const void *code, size_t size)
+/* The name, NUL-terminated in place, goes to the live set and the trace first (the perf map then
+ * puts its '\n' where the NUL was), then to the perf outputs that are on (m). */
+static int symbol_log(struct symbol *s, int m, const void *code, size_t size, int kind)
 {
     char *name = s->line + PREFIX_MAX;
-    int ret = 0;
+    int ret;
 
     sanitize(name, s->len);
-    if (m & PALEV__PERFMAP_MAP)
-        ret = map_write(s, code, size);
+    name[s->len] = '\0';
+    ret = palev__code_publish(code, size, kind, name, s->len);
+    if (m & PALEV__PERFMAP_MAP) {
+        int err = map_write(s, code, size);
+
+        ret = ret ? ret : err;
+    }
     if (m & PALEV__PERFMAP_JITDUMP) {
         int err = palev__jitdump_write(code, size, name, s->len);
 
@@ -261,86 +269,82 @@ static int valid_code(const void *code, size_t size)
 
 /* ---- the public API ------------------------------------------------------------------------ */
 
-/* The work behind each entry point, out of line: the entry points themselves keep no frame (the
- * line buffer is big), so that while off a call is one load, one branch and a return. */
-#define SLOW __attribute__((noinline, cold))
-
-/* Every entry point starts with this load; the test of its result is the only branch while off.
- * Acquire: a thread that sees an output's bit also sees the descriptor behind it. */
-static inline int load_mode(void)
+/* The perf outputs that are on: opens them on the first call. Acquire: a thread that sees an
+ * output's bit also sees the descriptor behind it. */
+static int perf_outputs(void)
 {
-    return __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
+    return started(__atomic_load_n(&mode, __ATOMIC_ACQUIRE));
 }
 
-SLOW static int log_method(int m, const void *code, size_t size, const char *name)
+static int load_named(const void *code, size_t size, const char *const *parts, size_t count,
+                      int kind)
 {
     struct symbol s;
 
-    if ((m = started(m)) == 0)
-        return 0;
+    symbol_set(&s, parts, count);
+    return symbol_log(&s, kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs(), code, size, kind);
+}
+
+PALEV_API int palev_code_load(const void *code, size_t size, const char *name)
+{
     if (!valid_code(code, size) || !name || !*name)
         return -EINVAL;
-    symbol_set(&s, &name, 1);
-    return symbol_log(&s, m, code, size);
+    return load_named(code, size, &name, 1, PALEV_CODE_JIT);
+}
+
+PALEV_API int palev_code_load_interpreted(const void *start, size_t size, const char *name)
+{
+    if (!valid_code(start, size) || !name || !*name)
+        return -EINVAL;
+    return load_named(start, size, &name, 1, PALEV_CODE_INTERPRETED);
 }
 
 /* Converted straight into the line: measured first, so the heap is used only for long names. */
-SLOW static int log_method_utf16(int m, const void *code, size_t size, const char16_t *name,
-                                 size_t len)
+PALEV_API int palev_code_load_utf16(const void *code, size_t size, const char16_t *name,
+                                    size_t len)
 {
     struct symbol s;
     size_t need, room;
 
-    if ((m = started(m)) == 0)
-        return 0;
     need = palev__utf16_to_utf8(NULL, 0, name, len);
     if (!valid_code(code, size) || need == 0)
         return -EINVAL;
     room = symbol_room(&s, need);
     palev__utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
     s.len = strlen(s.line + PREFIX_MAX);
-    return symbol_log(&s, m, code, size);
+    return symbol_log(&s, perf_outputs(), code, size, PALEV_CODE_JIT);
 }
 
-SLOW static int log_stub(int m, const void *code, size_t size, const char *kind, const char *name)
+PALEV_API int palev_code_load_stub(const void *code, size_t size, const char *stub_kind,
+                                   const char *name)
 {
-    const char *parts[] = { "stub<", kind, ">", " ", name };
-    struct symbol s;
+    const char *parts[] = { "stub<", stub_kind, ">", " ", name };
 
-    if ((m = started(m)) == 0)
-        return 0;
-    if (!valid_code(code, size) || !kind || !*kind)
+    if (!valid_code(code, size) || !stub_kind || !*stub_kind)
         return -EINVAL;
-    symbol_set(&s, parts, name && *name ? 5 : 3);
-    return symbol_log(&s, m, code, size);
+    return load_named(code, size, parts, name && *name ? 5 : 3, PALEV_CODE_STUB);
 }
 
 PALEV_API int palev_perfmap_is_enabled(void)
 {
-    int m = load_mode();
-
-    return __builtin_expect(m & UNSTARTED, 0) ? started(m) != 0 : m != 0;
+    return perf_outputs() != 0;
 }
+
+/* ---- the older names ------------------------------------------------------------------------ */
 
 PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name)
 {
-    int m = load_mode();
-
-    return __builtin_expect(m == 0, 1) ? 0 : log_method(m, code, size, name);
+    return palev_code_load(code, size, name);
 }
 
 PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
                                              size_t len)
 {
-    int m = load_mode();
-
-    return __builtin_expect(m == 0, 1) ? 0 : log_method_utf16(m, code, size, name, len);
+    return palev_code_load_utf16(code, size, name, len);
 }
 
 PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
                                      const char *name)
 {
-    int m = load_mode();
-
-    return __builtin_expect(m == 0, 1) ? 0 : log_stub(m, code, size, stub_kind, name);
+    return palev_code_load_stub(code, size, stub_kind, name);
 }

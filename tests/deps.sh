@@ -3,7 +3,8 @@
 # Sourced by tests/run.sh ("palev_install_deps tests") and samples/demo.sh (building and tracing
 # only: no browser, no BPF tools).
 PALEV_PACKAGES="build-essential cmake pkg-config liblttng-ust-dev lttng-tools babeltrace2 liburcu-dev
-libjansson-dev libexpat1-dev systemtap-sdt-dev libbabeltrace2-dev procps"
+libjansson-dev libexpat1-dev systemtap-sdt-dev libbabeltrace2-dev procps
+libunwind-dev libdw-dev"
 # What the tests use besides: cmocka, valgrind, the bt2 oracles, clang's fuzzers, perf and
 # bpftrace against USDT probes, Chromium for pages.
 PALEV_TEST_PACKAGES="libcmocka-dev valgrind python3-bt2 clang linux-perf bpftrace chromium"

@@ -212,6 +212,8 @@ static int run(const pt_opts *o)
 {
     export x = { 0 };
     pt_pair_ops ops = { .start = on_start, .stop = on_stop, .unmatched_stop = on_unmatched_stop, .data = &x };
+    if (o->format && strcmp(o->format, "speedscope") == 0)
+        return pt_export_speedscope(o);
     if (o->format && strcmp(o->format, "chrome") != 0) {
         fprintf(stderr, "palev-trace export: --format chrome is the one format, not \"%s\"\n", o->format);
         return PT_EXIT_USAGE;
@@ -239,7 +241,8 @@ static int run(const pt_opts *o)
 }
 
 const pt_command pt_cmd_export = {
-    .name = "export", .args = "[--format chrome] -o FILE [options] TRACE...",
-    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope",
-    .options = PT_OPT_OUTPUT | PT_OPT_FORMAT, .min_inputs = 1, .run = run,
+    .name = "export", .args = "[--format chrome|speedscope] -o FILE [options] TRACE...",
+    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope; or the stacks as "
+            "speedscope's own format",
+    .options = PT_OPT_OUTPUT | PT_OPT_FORMAT | PT_OPT_EVENT, .min_inputs = 1, .run = run,
 };

@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "stats.h"
 #include "summary.h"
+#include "stacks.h"
 #include "svg.h"
 
 #define MAX_SERIES 48   /* counter series drawn; more are counted and said */
@@ -131,7 +132,8 @@ static const char css[] =
     ".chart p{margin:0 0 2px;font-size:12px;color:#5a6472}"
     ".chart svg{display:block}svg .axis{stroke:#333;stroke-width:1}svg .grid{stroke:#ddd;stroke-width:.5}svg .tick{font-size:10px;fill:#555}"
     "svg .bucket{fill:#457b9d}svg .pause{fill:#e76f51}svg .series{fill:none;stroke:#2a9d8f;stroke-width:1.6}"
-    "footer{color:#5a6472;font-size:12px;padding:0 32px 24px}";
+    "footer{color:#5a6472;font-size:12px;padding:0 32px 24px}"
+    "ol.stack{margin:0;padding-left:22px;text-align:left;font:12px/1.35 monospace}";
 
 static void h(report *rp, const char *s)
 {
@@ -386,6 +388,7 @@ static void write_page(report *rp)
     activity_table(rp, (double)(last - first), order);
     task_sections(rp, last, order);
     free(order);
+    ps_stacks_html(rp->out, rp->o->in.paths[0], 5); /* stacks.c: where they come from */
     event_section(rp, last);
     eventsource_table(rp);
     counter_section(rp, last);

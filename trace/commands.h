@@ -12,6 +12,8 @@ enum {
     PT_OPT_OUTPUT = 1 << 2,     /* -o FILE */
     PT_OPT_FORMAT = 1 << 3,     /* --format NAME */
     PT_OPT_LIVE = 1 << 4,       /* --seconds N */
+    PT_OPT_EVENT = 1 << 8,      /* --event NAME (stacks) */
+    PT_OPT_FOLDED = 1 << 9,     /* --folded (stacks) */
 };
 
 typedef struct pt_opts {
@@ -21,6 +23,8 @@ typedef struct pt_opts {
     const char *output;
     const char *format;
     unsigned seconds;           /* top: stop after this many seconds (0: until interrupted) */
+    const char *event;          /* stacks, export --format speedscope: one event's stacks */
+    int folded;                 /* stacks: folded lines */
 } pt_opts;
 
 typedef struct pt_command {
@@ -34,12 +38,15 @@ typedef struct pt_command {
 
 extern const pt_command pt_cmd_summary, pt_cmd_activities, pt_cmd_counters, pt_cmd_export,
     pt_cmd_report, pt_cmd_top;
+extern const pt_command pt_cmd_stacks;  /* cmd_stacks.c */
 
 /* Opens and reads the inputs through sink; prints nothing but errors. Returns an exit code. */
 int pt_read_all(const pt_opts *o, const pt_sink *sink, pt_reader **out);
 /* The exit code after a read: data problems (discarded events, manifest errors, no events) are
  * said on stderr once and give PT_EXIT_DATA. */
 int pt_verdict(pt_reader *r, int read_rc);
+/* export --format speedscope (cmd_stacks.c): the stacks of the trace as speedscope JSON. */
+int pt_export_speedscope(const pt_opts *o);
 /* "2026-11-25 17:08:47.462606733 UTC" */
 const char *pt_fmt_time(int64_t ns, char *buf, size_t size);
 

@@ -11,6 +11,7 @@
 
 static const pt_command *const commands[] = {
     &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report, &pt_cmd_top,
+    &pt_cmd_stacks,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -22,6 +23,8 @@ static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
     { "format", required_argument, NULL, 'f' },
     { "seconds", required_argument, NULL, 's' },
+    { "event", required_argument, NULL, 'e' },
+    { "folded", no_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -30,6 +33,7 @@ static const struct option long_options[] = {
 static const struct { int letter; unsigned option; const char *name; } option_owner[] = {
     { 'b', PT_OPT_BY, "--by" }, { 't', PT_OPT_TOP, "--top" },
     { 'o', PT_OPT_OUTPUT, "-o" }, { 'f', PT_OPT_FORMAT, "--format" }, { 's', PT_OPT_LIVE, "--seconds" },
+    { 'e', PT_OPT_EVENT, "--event" }, { 'F', PT_OPT_FOLDED, "--folded" },
 };
 
 static void usage(FILE *out)
@@ -64,6 +68,10 @@ static void command_usage(const pt_command *c, FILE *out)
         fputs("      --seconds N      stop after N seconds (default: when the session ends)\n", out);
     if (c->options & PT_OPT_OUTPUT)
         fputs("  -o, --output FILE    where to write (required)\n", out);
+    if (c->options & PT_OPT_EVENT)
+        fputs("      --event NAME     only this event's stacks (\"provider:event\" or \"event\")\n", out);
+    if (c->options & PT_OPT_FOLDED)
+        fputs("      --folded         folded lines (flamegraph.pl, speedscope), every stack\n", out);
 }
 
 static const pt_command *find_command(const char *name)
@@ -108,6 +116,8 @@ static int set_option(const pt_command *c, pt_opts *o, int letter, const char *a
     case 'b': o->by = arg; return 0;
     case 'o': o->output = arg; return 0;
     case 'f': o->format = arg; return 0;
+    case 'e': o->event = arg; return 0;
+    case 'F': o->folded = 1; return 0;
     case 't':
     case 's':
         if (parse_count(arg, letter == 't' ? &o->top : &o->seconds) == 0)

@@ -4,6 +4,8 @@
 #include "jit.h"
 #include "vm.h"
 
+#include <paleventing.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +307,15 @@ fail:
     return -1;
 }
 
+/* Its threaded code names the method in the interpreted frames of stack events. */
+static void code_load_interpreted(const struct method *m)
+{
+    char name[256];
+
+    snprintf(name, sizeof name, "%s.%s", m->ns, m->name);
+    palev_code_load_interpreted(m->code, m->ninsns * sizeof *m->code, name);
+}
+
 int compile_method(struct vm_thread *t, struct method *m)
 {
     struct compiler c = { .t = t, .m = m };
@@ -323,6 +334,7 @@ int compile_method(struct vm_thread *t, struct method *m)
         t->vm->stats.methods_compiled++;
         ev_method_load(m, m->code, (uint32_t)(m->ninsns * sizeof *m->code), now_ns() - t0,
                        TIER_THREADED);
+        code_load_interpreted(m);
         rc = 0;
     }
     free(c.d);
@@ -336,6 +348,8 @@ int compile_method(struct vm_thread *t, struct method *m)
 void method_free_code(struct method *m)
 {
     jit_free(m);
+    if (m->code)
+        palev_code_unload(m->code);
     free(m->code);
     free(m->handlers);
     free(m->consts);

@@ -4,6 +4,8 @@
 #include "jit.h"
 #include "vm.h"
 
+#include <paleventing.h>
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,7 +153,8 @@ static int push_frame(struct vm_thread *t, struct method *m, const struct insn *
     }
     for (value *v = t->sp; v < locals + m->nlocals; v++)
         *v = v_nil();
-    t->frames[t->depth++] = (struct frame){ .method = m, .ret = ret, .locals = locals };
+    t->frames[t->depth++] = (struct frame){ .method = m, .ret = ret, .locals = locals,
+                                            .activation = t->activation };
     t->locals = locals;
     t->sp = locals + m->nlocals;
     return 0;
@@ -181,11 +184,37 @@ static int prepare_call(struct vm_thread *t, struct method *m)
  * it (-1, its frames popped). Interpreted callees run in this loop; native ones in their own. */
 static int activate(struct vm_thread *t, struct method *m)
 {
+    uintptr_t outer = t->activation;
+    int rc;
+
     if (m->native)
         return jit_run(t, m);
+    /* Stack events place this loop's interpreted frames inside its native frame. */
+    t->activation = (uintptr_t)__builtin_frame_address(0);
+    t->frames[t->depth - 1].activation = t->activation;
     for (const struct insn *ip = m->code; ip;)
         ip = ip->fn(t, ip);
-    return t->exc.tag == V_NIL ? 0 : -1;
+    rc = t->exc.tag == V_NIL ? 0 : -1;
+    t->activation = outer;
+    return rc;
+}
+
+__thread struct vm_thread *vm_current;
+
+/* Frames running native code are on the native stack already, named by their CodeLoad. */
+size_t vm_stack_walker(void *ctx, struct palev_stack_frame *frames, size_t max)
+{
+    const struct vm_thread *t = vm_current;
+    size_t n = 0;
+
+    (void)ctx;
+    for (uint32_t i = t ? t->depth : 0; i > 0 && n < max; i--) {
+        const struct frame *f = &t->frames[i - 1];
+
+        if (!f->native && f->activation && f->method->code)
+            frames[n++] = (palev_stack_frame){ (uintptr_t)f->method->code, f->activation };
+    }
+    return n;
 }
 
 int interp_run(struct vm_thread *t, struct method *m)

@@ -58,6 +58,7 @@ void jit_free(struct method *m)
 {
     if (!m->jit)
         return;
+    palev_code_unload(m->jit->mem);
     munmap(m->jit->mem, m->jit->mapped);
     free(m->jit->offsets);
     free(m->jit);
@@ -65,15 +66,13 @@ void jit_free(struct method *m)
     m->native = NULL;
 }
 
-/* "Demo.Math.fib[jit]": what perf report shows for samples in this code. */
-static void log_perfmap(const struct method *m)
+/* "Demo.Math.fib[jit]": what perf report shows for samples in this code, and stack events. */
+static void log_code(const struct method *m)
 {
     char name[256];
 
-    if (!palev_perfmap_is_enabled())
-        return;
     snprintf(name, sizeof name, "%s.%s[jit]", m->ns, m->name);
-    palev_perfmap_log_method(m->jit->mem, m->jit->size, name);
+    palev_code_load(m->jit->mem, m->jit->size, name);
 }
 
 /* ---- policy ------------------------------------------------------------------------------ */
@@ -95,7 +94,7 @@ static void compile_native(struct vm_thread *t, struct method *m)
     memcpy(&m->native, &m->jit->mem, sizeof m->native);
     t->vm->stats.methods_jitted++;
     ev_method_load(m, m->jit->mem, m->jit->size, now_ns() - t0, TIER_NATIVE);
-    log_perfmap(m);
+    log_code(m);
 }
 
 void jit_count_call(struct vm_thread *t, struct method *m)

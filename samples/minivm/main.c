@@ -226,6 +226,8 @@ int main(int argc, char **argv)
         return 2;
     vm.config = o.config;
     vm.start_ns = start;
+    /* Interpreted methods in the stacks of events (docs/stacks.md). */
+    palev_stack_add_walker(vm_stack_walker, NULL);
     threads_init(&vm);
     heap_init(&vm.heap, o.config.heap_limit, o.config.young_budget);
     if (!(t = thread_new(&vm, THREAD_MAIN))) {

@@ -119,6 +119,7 @@ void thread_attach(struct vm_thread *t)
     t->start_ns = now_ns();
     t->next = t->vm->threads;
     t->vm->threads = t;
+    vm_current = t;
     ev_thread_start(t);
 }
 
@@ -127,6 +128,7 @@ void thread_detach(struct vm_thread *t)
     struct vm_thread **p = &t->vm->threads;
 
     ev_thread_stop(t);
+    vm_current = NULL;
     while (*p && *p != t)
         p = &(*p)->next;
     if (*p)

@@ -270,6 +270,7 @@ struct frame {
     const struct insn *ret;   /* where the caller continues; NULL: entered from C or native code */
     value *locals;
     int native;               /* running the method's native code (jit.c), not its threaded code */
+    uintptr_t activation;     /* the native frame of the interpreter loop running it (stacks) */
 };
 
 /* Calls and backward jumps between two looks at whether another thread waits for the lock. */
@@ -290,6 +291,7 @@ struct vm_thread {
     int raising;              /* inside vm_raise(): an allocation failure uses vm->oom */
     uint64_t work_items, start_ns;
     struct vm_thread *next;   /* registry of threads whose stacks are roots */
+    uintptr_t activation;     /* the innermost interpreter loop's native frame, 0 outside one */
     pthread_t pthread;
 };
 
@@ -374,5 +376,12 @@ uint64_t now_ns(void);
 /* The built-in workload: workload.masm, embedded at build time (workload.c.in). */
 extern const char minivm_workload[];
 extern const size_t minivm_workload_size;
+
+/* The VM thread running on this OS thread (thread_attach() to thread_detach()), or NULL. */
+extern __thread struct vm_thread *vm_current;
+struct palev_stack_frame;
+/* libpaleventing's stack walker (palev_stack_add_walker()): the interpreted frames of the calling
+ * thread, innermost first, each placed inside the native frame of its interpreter loop. */
+size_t vm_stack_walker(void *ctx, struct palev_stack_frame *frames, size_t max);
 
 #endif /* MINIVM_VM_H */

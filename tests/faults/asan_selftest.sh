@@ -19,7 +19,10 @@ rm -rf "$work" && mkdir -p "$work/gen" || palev_fail "cannot create $work"
 "$gen" selftest -o "$work/gen" "$manifest" || palev_fail "palev-gen selftest exited $?"
 
 # libpaleventing's sources; the EventSource unit needs its own generated provider header.
-pal=("$top"/pal/*.c)
+pal=()
+for f in "$top"/pal/*.c; do    # libunwind's module is a separate .so (pal/CMakeLists.txt)
+    [ "$(basename "$f")" = unwind_module.c ] || pal+=("$f")
+done
 inc=(-I"$top/include" -I"$top/pal")
 if [ -f "$top/pal/eventsource.c" ] && [ -f "$top/manifest/eventsource.man" ]; then
     "$gen" generate -o "$work/es" "$top/manifest/eventsource.man" || palev_fail "palev-gen (EventSource)"
@@ -37,7 +40,7 @@ for events in *-events.c; do
     $CC -std=c11 -O2 -fPIC -shared -I. -o "lib$p-lttng.so" "$p-probe.c" -llttng-ust ||
         palev_fail "$p: the probe provider does not build"
     $CC -std=c11 -Wall -Wextra -Werror "${san[@]}" -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY -I. \
-        "${inc[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${pal[@]}" -ljansson -ldl -lpthread ||
+        "${inc[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${pal[@]}" -ljansson -lurcu-bp -lurcu-cds -ldl -lpthread ||
         palev_fail "$p: the sanitized selftest does not build"
     session="palev-asan-$p-$$"
     palev_session_start "$session" "$work/trace-$p" "$p:*"

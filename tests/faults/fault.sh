@@ -298,7 +298,10 @@ build_asan_host() {
     top=$(cd "$FAULT_DIR/../.." && pwd)
     [ -n "$gen" ] || fault_fail "$case needs PALEV_GEN"
     mkdir -p "$d" && "$gen" generate -o "$d" "$FAULT_DIR/faults.man" || fault_fail "palev-gen generate"
-    pal=("$top"/pal/*.c)
+    pal=()
+    for f in "$top"/pal/*.c; do    # libunwind's module is a separate .so (pal/CMakeLists.txt)
+        [ "$(basename "$f")" = unwind_module.c ] || pal+=("$f")
+    done
     inc=(-I"$d" -I"$top/include" -I"$top/pal")
     if [ -f "$top/pal/eventsource.c" ] && [ -f "$top/manifest/eventsource.man" ]; then
         "$gen" generate -o "$d/es" "$top/manifest/eventsource.man" || fault_fail "palev-gen (EventSource)"
@@ -310,7 +313,7 @@ build_asan_host() {
     ${CC:-cc} -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
         -fno-omit-frame-pointer -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY "${inc[@]}" \
         -o "$d/fault_host" "$FAULT_DIR/host.c" "$d/Palev_Faults-events.c" "${pal[@]}" \
-        -ljansson -ldl -lpthread || fault_fail "the sanitized host does not build"
+        -ljansson -lurcu-bp -lurcu-cds -ldl -lpthread || fault_fail "the sanitized host does not build"
     chown -R "$(stat -c %u:%g "$W")" "$d"
     host=$d/fault_host
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

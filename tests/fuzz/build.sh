@@ -15,10 +15,11 @@ mkdir -p "$out" || exit 1
 
 # Every file of palev-gen but its command line.
 gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
-# Every file of libpaleventing but those that need generated tracepoint headers.
-pal_sources=$(cd "$top/pal" && ls *.c | grep -v -E '^(eventsource|provider)\.c$')
 # palev-trace's reading core (no command, no main)
 trace_sources="core.c fields.c manifest.c util.c hist.c pair.c counters.c"
+# Every file of libpaleventing but those that need generated tracepoint headers (what they
+# define for the others: pal_stubs.c) and the libunwind module.
+pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 
 # sources and libraries of each target
 target_sources() {
@@ -27,7 +28,7 @@ target_sources() {
     fuzz_trace)
         for f in $gen_sources; do echo "$top/generator/$f"; done
         for f in $trace_sources; do echo "$top/trace/$f"; done ;;
-    *) for f in $pal_sources; do echo "$top/pal/$f"; done ;;
+    *) for f in $pal_sources; do echo "$top/pal/$f"; done; echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
     echo "$top/tests/fuzz/$1.c"
 }

@@ -153,6 +153,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         check_filter(&cfg.source_filter, fuzz_getenv("PALEV_EVENTSOURCE_FILTER"));
         check_filter(&cfg.name_filter, fuzz_getenv("PALEV_EVENTNAME_FILTER"));
+        if (cfg.stack_depth < 1 || cfg.stack_depth > PALEV__STACK_DEPTH_MAX ||
+            (cfg.stack != PALEV__STACK_FP && cfg.stack != PALEV__STACK_UNWIND))
+            __builtin_trap();
     }
     palev__config_free(&cfg);
     for (size_t i = 0; i < env.nvalues; i++)

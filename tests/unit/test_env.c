@@ -171,6 +171,32 @@ static void test_eventsource_filters(void **state)
     palev__config_free(&cfg);
 }
 
+static void check_stack(const char *mode, const char *depth, int want_mode, size_t want_depth)
+{
+    const char *env[] = { "PALEV_STACK", mode, "PALEV_STACK_DEPTH", depth, NULL };
+    struct palev__config cfg = parse(env);
+
+    assert_int_equal(cfg.stack, want_mode);
+    assert_int_equal(cfg.stack_depth, want_depth);
+    palev__config_free(&cfg);
+}
+
+/* Anything but "unwind" walks frame pointers; a depth outside 1..128 keeps 32. */
+static void test_stack(void **state)
+{
+    (void)state;
+    check_stack(NULL, NULL, PALEV__STACK_FP, 32);
+    check_stack("unwind", "16", PALEV__STACK_UNWIND, 16);
+    check_stack("fp", "1", PALEV__STACK_FP, 1);
+    check_stack("UNWIND", "128", PALEV__STACK_FP, 128);
+    check_stack("", "129", PALEV__STACK_FP, 32);
+    check_stack("unwind ", "0", PALEV__STACK_FP, 32);
+    check_stack("x", "-1", PALEV__STACK_FP, 32);
+    check_stack("x", "16k", PALEV__STACK_FP, 32);
+    check_stack("x", "", PALEV__STACK_FP, 32);
+    check_stack("x", "99999999999999999999999", PALEV__STACK_FP, 32);
+}
+
 static void test_all_together(void **state)
 {
     const char *env[] = { "PALEV_DEBUG", "1", "PALEV_LTTNG", "0", "PALEV_PROVIDER_PATH", "/p",
@@ -249,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_debug),
         cmocka_unit_test(test_provider_path),
         cmocka_unit_test(test_eventsource_filters),
+        cmocka_unit_test(test_stack),
         cmocka_unit_test(test_all_together),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_process_config_read_once),

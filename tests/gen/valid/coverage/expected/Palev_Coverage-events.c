@@ -355,6 +355,7 @@ void palev_emit_Palev_Coverage_IntsAlways(
 
     palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
     lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 0);
 }
 
 void palev_emit_Palev_Coverage_MiscCritical(
@@ -376,6 +377,7 @@ void palev_emit_Palev_Coverage_MiscCritical(
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscCritical, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 1);
 }
 
 void palev_emit_Palev_Coverage_TextError(
@@ -402,6 +404,7 @@ void palev_emit_Palev_Coverage_TextError(
     palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
     lttng_ust_do_tracepoint(Palev_Coverage, TextError, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 2);
 }
 
 void palev_emit_Palev_Coverage_ArraysWarning(
@@ -427,6 +430,7 @@ void palev_emit_Palev_Coverage_ArraysWarning(
     palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
     lttng_ust_do_tracepoint(Palev_Coverage, ArraysWarning, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 3);
 }
 
 void palev_emit_Palev_Coverage_BulkInfo(
@@ -443,6 +447,7 @@ void palev_emit_Palev_Coverage_BulkInfo(
     palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
     lttng_ust_do_tracepoint(Palev_Coverage, BulkInfo, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 4);
 }
 
 void palev_emit_Palev_Coverage_SingleVerbose(
@@ -457,6 +462,7 @@ void palev_emit_Palev_Coverage_SingleVerbose(
     palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
     lttng_ust_do_tracepoint(Palev_Coverage, SingleVerbose, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 5);
 }
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
@@ -465,6 +471,7 @@ void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 6);
 }
 
 void palev_emit_Palev_Coverage_Names(
@@ -486,6 +493,7 @@ void palev_emit_Palev_Coverage_Names(
     palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
     lttng_ust_do_tracepoint(Palev_Coverage, Names, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 7);
 }
 
 void palev_emit_Palev_Coverage_Wide15(
@@ -513,16 +521,19 @@ void palev_emit_Palev_Coverage_Wide15(
     palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
     lttng_ust_do_tracepoint(Palev_Coverage, Wide15, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 8);
 }
 
 void palev_emit_Palev_Coverage_NoTemplate(void)
 {
     lttng_ust_do_tracepoint(Palev_Coverage, NoTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 9);
 }
 
 void palev_emit_Palev_Coverage_EmptyTemplate(void)
 {
     lttng_ust_do_tracepoint(Palev_Coverage, EmptyTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 10);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
@@ -531,6 +542,7 @@ void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 11);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
@@ -539,6 +551,7 @@ void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 12);
 }
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
@@ -547,6 +560,7 @@ void palev_emit_Palev_Coverage_Event13(uint32_t Value)
 
     palev_prepare_T_Common(&palev_a, NULL, Value);
     lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 13);
 }
 
 void palev_emit_Palev_Coverage_MiscAgain(
@@ -568,6 +582,7 @@ void palev_emit_Palev_Coverage_MiscAgain(
     palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscAgain, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 14);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

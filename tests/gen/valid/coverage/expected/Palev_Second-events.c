@@ -24,11 +24,13 @@ void palev_emit_Palev_Second_SecondCommon(const char *Other)
 
     palev_prepare_T_Common(&palev_a, NULL, Other);
     lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 0);
 }
 
 void palev_emit_Palev_Second_Event2(void)
 {
     lttng_ust_do_tracepoint(Palev_Second, Event2);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 1);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -75,6 +75,7 @@ void palev_emit_Contoso_R_sum_Result(int32_t Status, uint8_t Small, uint32_t Lar
 
     palev_prepare_Result(&palev_a, NULL, Status, Small, Large, Narrow);
     lttng_ust_do_tracepoint(Contoso_R_sum, Result, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 0);
 }
 
 void palev_emit_Contoso_R_sum_Macros(
@@ -91,6 +92,7 @@ void palev_emit_Contoso_R_sum_Macros(
 
     palev_prepare_Macros(&palev_a, NULL, SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items, Fixed);
     lttng_ust_do_tracepoint(Contoso_R_sum, Macros, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 1);
 }
 
 void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
@@ -99,6 +101,7 @@ void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob
 
     palev_prepare_Blob(&palev_a, NULL, Data, Origin);
     lttng_ust_do_tracepoint(Contoso_R_sum, Event12, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 2);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -51,6 +51,7 @@ void palev_emit_Nest_E(const Nest_T_Outer *Outer)
     palev_prepare_T(&palev_a, &palev_sc, Outer);
     lttng_ust_do_tracepoint(Nest, E, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Nest, 0);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

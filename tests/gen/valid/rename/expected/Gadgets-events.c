@@ -24,6 +24,7 @@ void palev_emit_Gadgets_WidgetMade(uint32_t Id)
 
     palev_prepare_T(&palev_a, NULL, Id);
     lttng_ust_do_tracepoint(Gadgets, WidgetMade, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Gadgets, 0);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

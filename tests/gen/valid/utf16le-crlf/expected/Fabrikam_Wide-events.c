@@ -29,6 +29,7 @@ void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
     palev_prepare_T(&palev_a, &palev_sc, Gr_e, Name);
     lttng_ust_do_tracepoint(Fabrikam_Wide, Measured, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Fabrikam_Wide, 0);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

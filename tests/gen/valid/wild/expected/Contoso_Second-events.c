@@ -24,11 +24,13 @@ void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One)
 
     palev_prepare_Shared(&palev_a, NULL, Only_One);
     lttng_ust_do_tracepoint(Contoso_Second, Event103_V0, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Second, 0);
 }
 
 void palev_emit_Contoso_Second_Event103(void)
 {
     lttng_ust_do_tracepoint(Contoso_Second, Event103);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Second, 1);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -34,6 +34,7 @@ void palev_emit_Contoso_Tool_Generated_RequestBegin(
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestBegin, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 0);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd(
@@ -49,6 +50,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd(
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 1);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
@@ -64,6 +66,7 @@ void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd_V2, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 2);
 }
 
 void palev_emit_Contoso_Tool_Generated_Event102(
@@ -79,11 +82,13 @@ void palev_emit_Contoso_Tool_Generated_Event102(
     palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, Event102, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 3);
 }
 
 void palev_emit_Contoso_Tool_Generated_Event103(void)
 {
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, Event103);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 4);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* Host of the stack tests: events fired from known call chains, through a plugin, from
+ * generated code, and from an interpreter's logical frames. Each mode fires exactly the events
+ * stacks.sh expects, in order:
+ *   chains PLUGIN.so  Fire(1) a->b->c, Fire(2) recursion 50 deep, Fire(3) through the plugin,
+ *                     Mark from main, EventSource "Stacks/Hello" from main
+ *   jit               Fire(10) through code "jit_one", unloaded; Fire(11) through "jit_two" at
+ *                     the same address
+ *   interp            Fire(20) inside the logical frames "Script.outer" > "Script.inner"
+ *   rundown FILE      loads code "jit_early", writes FILE, waits for FILE to disappear (the
+ *                     test starts a session meanwhile), then Fire(30) through it
+ *   stress FILE       4 threads firing, loading and unloading code, a walker registered, until
+ *                     FILE disappears; the test starts and stops sessions (rundowns) meanwhile */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <paleventing.h>
+
+#include "Palev_Stacks-events.h"
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile int sink;   /* used after each call: no call is a tail call */
+
+NOINLINE void stack_c(unsigned v);
+NOINLINE void stack_b(unsigned v);
+NOINLINE void stack_a(unsigned v);
+NOINLINE void stack_recurse(int depth, unsigned v);
+NOINLINE void stack_from_plugin(void);
+
+NOINLINE void stack_c(unsigned v)
+{
+    FireEventFire(v);
+    sink++;
+}
+
+NOINLINE void stack_b(unsigned v)
+{
+    stack_c(v);
+    sink++;
+}
+
+NOINLINE void stack_a(unsigned v)
+{
+    stack_b(v);
+    sink++;
+}
+
+NOINLINE void stack_recurse(int depth, unsigned v)
+{
+    if (depth > 1)
+        stack_recurse(depth - 1, v);
+    else
+        FireEventFire(v);
+    sink++;
+}
+
+NOINLINE void stack_from_plugin(void)
+{
+    FireEventFire(3);
+    sink++;
+}
+
+NOINLINE static int chains(const char *plugin_path)
+{
+    void *plugin = dlopen(plugin_path, RTLD_NOW);
+    void (*run)(void (*)(void));
+
+    if (!plugin) {
+        fprintf(stderr, "stack_host: %s\n", dlerror());
+        return 1;
+    }
+    *(void **)&run = dlsym(plugin, "stack_plugin_run");
+    if (!run)
+        return 1;
+    stack_a(1);
+    stack_recurse(50, 2);
+    run(stack_from_plugin);
+    FireEventMark();
+    palev_eventsource_write("Stacks", 1, "Hello", "{}");
+    sink++;
+    return 0;
+}
+
+/* x86-64: push rbp; mov rbp, rsp; call *rdi; pop rbp; ret -- a JIT frame keeping frame pointers */
+static const unsigned char trampoline[] = { 0x55, 0x48, 0x89, 0xe5, 0xff, 0xd7, 0x5d, 0xc3 };
+
+static unsigned jit_value;
+
+NOINLINE void stack_from_jit(void);
+NOINLINE void stack_from_jit(void)
+{
+    FireEventFire(jit_value);
+    sink++;
+}
+
+/* Code at `want` (or anywhere when NULL), named `name`: returns its address. */
+static void *load_code(void *want, const char *name)
+{
+    void *mem = mmap(want, 4096, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | (want ? MAP_FIXED : 0), -1, 0);
+
+    if (mem == MAP_FAILED)
+        return NULL;
+    memcpy(mem, trampoline, sizeof(trampoline));
+    if (mprotect(mem, 4096, PROT_READ | PROT_EXEC) != 0)
+        return NULL;
+    palev_code_load(mem, sizeof(trampoline), name);
+    return mem;
+}
+
+NOINLINE static void run_code(void *mem, unsigned value)
+{
+    void (*fn)(void (*)(void));
+
+    jit_value = value;
+    memcpy(&fn, &mem, sizeof(fn));
+    fn(stack_from_jit);
+    sink++;
+}
+
+NOINLINE static int jit(void)
+{
+    void *mem = load_code(NULL, "jit_one");
+
+    if (!mem)
+        return 1;
+    run_code(mem, 10);
+    palev_code_unload(mem);
+    munmap(mem, 4096);
+    if (load_code(mem, "jit_two") != mem)
+        return 1;
+    run_code(mem, 11);
+    return 0;
+}
+
+/* ---- an interpreter: two logical frames inside the native frame of interp_loop ----------- */
+
+static const char script_outer[16], script_inner[16];  /* "bytecode" of two methods */
+static uintptr_t interp_frame;
+
+static size_t walker(void *ctx, palev_stack_frame *frames, size_t max)
+{
+    (void)ctx;
+    if (!interp_frame || max < 2)
+        return 0;
+    frames[0] = (palev_stack_frame){ (uintptr_t)script_inner, interp_frame };
+    frames[1] = (palev_stack_frame){ (uintptr_t)script_outer, interp_frame };
+    return 2;
+}
+
+NOINLINE void stack_interp_loop(void);
+NOINLINE void stack_interp_loop(void)
+{
+    interp_frame = (uintptr_t)__builtin_frame_address(0);
+    stack_c(20);
+    interp_frame = 0;
+    sink++;
+}
+
+NOINLINE static int interp(void)
+{
+    palev_code_load_interpreted(script_outer, sizeof(script_outer), "Script.outer");
+    palev_code_load_interpreted(script_inner, sizeof(script_inner), "Script.inner");
+    palev_stack_add_walker(walker, NULL);
+    stack_interp_loop();
+    return 0;
+}
+
+NOINLINE static int rundown(const char *flag)
+{
+    void *mem = load_code(NULL, "jit_early");
+    FILE *f = fopen(flag, "w");
+
+    if (!mem || !f)
+        return 1;
+    fclose(f);
+    for (int i = 0; i < 3000 && access(flag, F_OK) == 0; i++)
+        usleep(10000);
+    usleep(300000); /* the watcher polls every 100 ms */
+    run_code(mem, 30);
+    return 0;
+}
+
+/* ---- stress: threads firing, loading and unloading code while sessions come and go -------- */
+
+#define STRESS_THREADS 4
+
+NOINLINE void stress_fire(unsigned v);
+NOINLINE void stress_fire(unsigned v)
+{
+    FireEventFire(v);
+    sink++;
+}
+
+static const char *stress_flag;
+
+static void *stress_thread(void *arg)
+{
+    static char code[STRESS_THREADS][64];
+    char *mine = code[(uintptr_t)arg];
+
+    for (unsigned i = 0; i % 256 || access(stress_flag, F_OK) == 0; i++) {
+        palev_code_load(mine + i % 64, 1, "stress");
+        stress_fire(i);
+        palev_eventsource_write("Stacks", 2, "Stress", "{}");
+        if (i % 3 == 0)
+            palev_code_unload(mine + i % 64);
+        if (i % 16 == 15)
+            usleep(1000); /* some 16 000 loops a second: the session daemon keeps up */
+    }
+    return NULL;
+}
+
+NOINLINE static int stress(const char *flag)
+{
+    pthread_t th[STRESS_THREADS];
+
+    stress_flag = flag;
+    palev_code_load_interpreted(script_outer, sizeof(script_outer), "Script.outer");
+    palev_stack_add_walker(walker, NULL);
+    for (uintptr_t i = 0; i < STRESS_THREADS; i++)
+        if (pthread_create(&th[i], NULL, stress_thread, (void *)i) != 0)
+            return 1;
+    for (int i = 0; i < STRESS_THREADS; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int run(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "chains") == 0)
+        return chains(argv[2]);
+    if (argc == 2 && strcmp(argv[1], "jit") == 0)
+        return jit();
+    if (argc == 2 && strcmp(argv[1], "interp") == 0)
+        return interp();
+    if (argc == 3 && strcmp(argv[1], "rundown") == 0)
+        return rundown(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "stress") == 0)
+        return stress(argv[2]);
+    fprintf(stderr, "usage: stack_host chains PLUGIN.so | jit | interp | rundown FILE | "
+                    "stress FILE\n");
+    return 2;
+}
+
+/* The modes are called, not jumped to: main stays on every stack. */
+int main(int argc, char **argv)
+{
+    int ret = run(argc, argv);
+
+    sink++;
+    return ret;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of stack.c's merge of native and logical frames, and of the walker registry. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* Three native frames: ip 0xA returns into a function whose frame ends at 0x1100, 0xB at
+ * 0x1200, 0xC at 0x1300 (stack addresses grow outwards). */
+static void native3(struct palev__native *nat)
+{
+    nat->ip[0] = 0xA, nat->top[0] = 0x1100;
+    nat->ip[1] = 0xB, nat->top[1] = 0x1200;
+    nat->ip[2] = 0xC, nat->top[2] = 0x1300;
+}
+
+static void check(const palev_stack_frame *lf, size_t nl, size_t max, const uint64_t *want,
+                  size_t nwant)
+{
+    static struct palev__native nat;
+    uint64_t out[16];
+    size_t n;
+
+    native3(&nat);
+    n = palev__stack_merge(out, max, &nat, 3, lf, nl);
+    assert_int_equal(n, nwant);
+    assert_memory_equal(out, want, nwant * sizeof(*want));
+}
+
+/* A logical frame goes inside the first native frame whose extent holds its frame address. */
+static void test_placed_inside_its_frame(void **state)
+{
+    const palev_stack_frame lf[] = { { 0x51, 0x1150 }, { 0x52, 0x1150 }, { 0x53, 0x1250 } };
+    const uint64_t want[] = { 0xA, 0x51, 0x52, 0xB, 0x53, 0xC };
+
+    (void)state;
+    check(lf, 3, 16, want, 6);
+}
+
+static void test_innermost_and_unknown(void **state)
+{
+    /* sorted as walk_logical() sorts them: frame 0 counts as outermost */
+    const palev_stack_frame lf[] = { { 0x51, 0x1000 }, { 0x53, 0x9999 }, { 0x52, 0 } };
+    const uint64_t want[] = { 0x51, 0xA, 0xB, 0xC, 0x53, 0x52 };
+
+    (void)state;
+    check(lf, 3, 16, want, 6);
+}
+
+static void test_depth_limit(void **state)
+{
+    const palev_stack_frame lf[] = { { 0x51, 0x1150 } };
+    const uint64_t want[] = { 0xA, 0x51 };
+    const uint64_t none[] = { 0 };
+
+    (void)state;
+    check(lf, 1, 2, want, 2);
+    check(NULL, 0, 0, none, 0);
+}
+
+static size_t walker(void *ctx, palev_stack_frame *frames, size_t max)
+{
+    (void)ctx, (void)frames, (void)max;
+    return 0;
+}
+
+static void test_walkers(void **state)
+{
+    (void)state;
+    assert_int_equal(palev_stack_add_walker(NULL, NULL), -EINVAL);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(palev_stack_add_walker(walker, NULL), 0);
+    assert_int_equal(palev_stack_add_walker(walker, NULL), -ENOSPC);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_placed_inside_its_frame),
+        cmocka_unit_test(test_innermost_and_unknown),
+        cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_walkers),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
