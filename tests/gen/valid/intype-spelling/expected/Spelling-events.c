@@ -40,6 +40,7 @@ void palev_emit_Spelling_Spelled(
     palev_prepare_T(&palev_a, &palev_sc, Count, Name, Flag, Size, Code);
     lttng_ust_do_tracepoint(Spelling, Spelled, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Spelling, 0);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -31,11 +31,13 @@ void palev_emit_MyVM_GCStart(uint32_t Count, uint32_t Reason, const char16_t *He
     palev_prepare_GCStartArgs(&palev_a, &palev_sc, Count, Reason, Heap);
     lttng_ust_do_tracepoint(MyVM, GCStart, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_MyVM, 0);
 }
 
 void palev_emit_MyVM_GCEnd(void)
 {
     lttng_ust_do_tracepoint(MyVM, GCEnd);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_MyVM, 1);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -37,6 +37,7 @@ void palev_emit_Reserved_Odd(
 
     palev_prepare_T(&palev_a, NULL, __VA_ARGS___, __func___, __LINE___, _Bool_, __tp_data_);
     lttng_ust_do_tracepoint(Reserved, Odd, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Reserved, 0);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

@@ -29,11 +29,13 @@ void palev_emit_Second_Runtime_GCStart(uint32_t Count, const char16_t *Reason)
     palev_prepare_T(&palev_a, &palev_sc, Count, Reason);
     lttng_ust_do_tracepoint(Second_Runtime, GCStart, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Second_Runtime, 0);
 }
 
 void palev_emit_Second_Runtime_GCEnd(void)
 {
     lttng_ust_do_tracepoint(Second_Runtime, GCEnd);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Second_Runtime, 1);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

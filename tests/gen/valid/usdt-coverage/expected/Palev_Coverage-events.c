@@ -414,6 +414,7 @@ void palev_emit_Palev_Coverage_IntsAlways(
             palev_a.f_I8, palev_a.f_U8, palev_a.f_I16, palev_a.f_U16,
             palev_a.f_I32, palev_a.f_U32, palev_a.f_I64, palev_a.f_U64,
             palev_a.f_H32, palev_a.f_H64, palev_a.f_U8Hex, &palev_a);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 0);
 }
 
 void palev_emit_Palev_Coverage_MiscCritical(
@@ -441,6 +442,7 @@ void palev_emit_Palev_Coverage_MiscCritical(
             palev_a.f_When, palev_a.f_Wall, palev_a.f_Who, palev_a.f_Color,
             palev_a.f_Flags);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 1);
 }
 
 void palev_emit_Palev_Coverage_TextError(
@@ -473,6 +475,7 @@ void palev_emit_Palev_Coverage_TextError(
             palev_a.f_NarrowFixed, palev_a.f_Counted, palev_a.f_CountedNarrow, palev_a.f_Blob,
             3U, palev_a.f_BlobLen, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 2);
 }
 
 void palev_emit_Palev_Coverage_ArraysWarning(
@@ -504,6 +507,7 @@ void palev_emit_Palev_Coverage_ArraysWarning(
             palev_a.n_Var, palev_a.f_Ptrs, palev_a.n_Ptrs, palev_a.f_Bools,
             2U, palev_a.f_Floats, palev_a.f_Doubles, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 3);
 }
 
 void palev_emit_Palev_Coverage_BulkInfo(
@@ -526,6 +530,7 @@ void palev_emit_Palev_Coverage_BulkInfo(
             palev_a.f_Values_Size, palev_a.n_Values_Size, palev_a.f_Values_Kind, palev_a.n_Values_Kind,
             palev_a.f_Values_Name, palev_a.f_Values_Id, palev_a.f_Values_Weight, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 4);
 }
 
 void palev_emit_Palev_Coverage_SingleVerbose(
@@ -544,6 +549,7 @@ void palev_emit_Palev_Coverage_SingleVerbose(
         STAP_PROBE4(Palev_Coverage, SingleVerbose,
             palev_a.f_Before, palev_a.f_Info_Code, palev_a.f_Info_Label, palev_a.f_Info_Extra);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 5);
 }
 
 void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
@@ -556,6 +562,7 @@ void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
     if (PALEV_USDT_ACTIVE(Palev_Coverage_CommonChatty_semaphore))
         STAP_PROBE1(Palev_Coverage, CommonChatty,
             palev_a.f_Value);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 6);
 }
 
 void palev_emit_Palev_Coverage_Names(
@@ -583,6 +590,7 @@ void palev_emit_Palev_Coverage_Names(
             palev_a.f_a, palev_a.f__palev_sc, palev_a.f_size_t_, palev_a.f_Count,
             palev_a.f_Items, palev_a.n_Items);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 7);
 }
 
 void palev_emit_Palev_Coverage_Wide15(
@@ -616,6 +624,7 @@ void palev_emit_Palev_Coverage_Wide15(
             palev_a.f_F05, palev_a.f_F06, palev_a.f_F07, palev_a.f_F08,
             palev_a.f_F09, palev_a.f_F10, palev_a.f_F11, &palev_a);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 8);
 }
 
 void palev_emit_Palev_Coverage_NoTemplate(void)
@@ -624,6 +633,7 @@ void palev_emit_Palev_Coverage_NoTemplate(void)
         lttng_ust_do_tracepoint(Palev_Coverage, NoTemplate);
     if (PALEV_USDT_ACTIVE(Palev_Coverage_NoTemplate_semaphore))
         STAP_PROBE(Palev_Coverage, NoTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 9);
 }
 
 void palev_emit_Palev_Coverage_EmptyTemplate(void)
@@ -632,6 +642,7 @@ void palev_emit_Palev_Coverage_EmptyTemplate(void)
         lttng_ust_do_tracepoint(Palev_Coverage, EmptyTemplate);
     if (PALEV_USDT_ACTIVE(Palev_Coverage_EmptyTemplate_semaphore))
         STAP_PROBE(Palev_Coverage, EmptyTemplate);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 10);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
@@ -644,6 +655,7 @@ void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
     if (PALEV_USDT_ACTIVE(Palev_Coverage_ScalarStart_semaphore))
         STAP_PROBE1(Palev_Coverage, ScalarStart,
             palev_a.f_Value);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 11);
 }
 
 void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
@@ -656,6 +668,7 @@ void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
     if (PALEV_USDT_ACTIVE(Palev_Coverage_ScalarStart_V1_semaphore))
         STAP_PROBE1(Palev_Coverage, ScalarStart_V1,
             palev_a.f_Value);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 12);
 }
 
 void palev_emit_Palev_Coverage_Event13(uint32_t Value)
@@ -668,6 +681,7 @@ void palev_emit_Palev_Coverage_Event13(uint32_t Value)
     if (PALEV_USDT_ACTIVE(Palev_Coverage_Event13_semaphore))
         STAP_PROBE1(Palev_Coverage, Event13,
             palev_a.f_Value);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 13);
 }
 
 void palev_emit_Palev_Coverage_MiscAgain(
@@ -695,6 +709,7 @@ void palev_emit_Palev_Coverage_MiscAgain(
             palev_a.f_When, palev_a.f_Wall, palev_a.f_Who, palev_a.f_Color,
             palev_a.f_Flags);
     palev_scratch_fini(&palev_sc);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 14);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */

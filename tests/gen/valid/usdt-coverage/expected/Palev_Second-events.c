@@ -39,6 +39,7 @@ void palev_emit_Palev_Second_SecondCommon(const char *Other)
     if (PALEV_USDT_ACTIVE(Palev_Second_SecondCommon_semaphore))
         STAP_PROBE1(Palev_Second, SecondCommon,
             palev_a.f_Other);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 0);
 }
 
 void palev_emit_Palev_Second_Event2(void)
@@ -47,6 +48,7 @@ void palev_emit_Palev_Second_Event2(void)
         lttng_ust_do_tracepoint(Palev_Second, Event2);
     if (PALEV_USDT_ACTIVE(Palev_Second_Event2_semaphore))
         STAP_PROBE(Palev_Second, Event2);
+    PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 1);
 }
 
 /* { id, version, channel, level, opcode, task, keywords } */
