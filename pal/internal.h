@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <uchar.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 /* ---- filter.c: EventSource name filters -------------------------------------------------- */
 

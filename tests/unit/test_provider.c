@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 /* The environment is read once per process and a provider is loaded once per process, so every
  * scenario runs as a child: this executable with "--child MODE NAME...", a chosen environment,
