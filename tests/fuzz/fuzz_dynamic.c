@@ -12,22 +12,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* provider.c needs the generated Paleventing header, which this build from the sources alone
- * lacks (tests/fuzz/build.sh leaves it out): the two questions dynamic.c asks it, answered as in
- * a process that registered no generated provider and is not exiting. */
-int palev__provider_known(const char *name);
-int palev__provider_known(const char *name)
-{
-    (void)name;
-    return 0;
-}
-
-int palev__finished(void);
-int palev__finished(void)
-{
-    return 0;
-}
-
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
 /* ---- input reader ----------------------------------------------------------------------- */
