@@ -324,7 +324,7 @@ int ps_stacks_print(const struct ps_stacks_opts *o, FILE *out, FILE *err)
         if (o->folded)
             print_folded(&a, n, out);
         else
-            print_text(&a, n, o->top ? o->top : 5, out);
+            print_text(&a, n, o->top, out);
     }
     agg_free(&a);
     return ret ? 1 : 0;

@@ -10,7 +10,7 @@ struct ps_stacks_opts {
     const char *trace;          /* the trace directory */
     const char *event;          /* "provider:event" or "event": only its stacks; NULL: all */
     int folded;                 /* folded lines instead of the text report */
-    long top;                   /* text: the N most frequent stacks per event (0: 5) */
+    long top;                   /* text: the N most frequent stacks per event (0: counts only) */
 };
 
 /* `palev-trace stacks`: per event, its most frequent stacks, every frame named, innermost first;
