@@ -9,7 +9,7 @@ install(TARGETS paleventing palev-gen EXPORT paleventingTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/paleventing.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/include/paleventing.h ${PROJECT_SOURCE_DIR}/include/paleventing-gen.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The loader looks beside libpaleventing.so for the EventSource probe provider.
 if(TARGET Paleventing-lttng)
   install(TARGETS Paleventing-lttng LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

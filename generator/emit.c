@@ -323,7 +323,7 @@ static void emit_events_h(const pg_manifest *m, const pg_provider *p, pg_vec *fi
 
     banner(b, m, pg_printf("Events of provider %s: inline EventEnabled<Event>() and FireEvent<Event>().", P));
     pg_buf_printf(b, "#ifndef PALEV_%s_EVENTS_H\n#define PALEV_%s_EVENTS_H\n\n"
-                  "#include <paleventing.h>\n#include <lttng/tracepoint-types.h>\n\n"
+                  "#include <paleventing-gen.h>\n#include <lttng/tracepoint-types.h>\n\n"
                   "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", P, P);
     pg_buf_printf(b, "#define PALEV_%s_EVENT_COUNT %zu\n\n/* ETW provider \"", P, p->events.len);
     pg_put_comment_text(b, p->name);

@@ -115,15 +115,8 @@ void pg_usdt_emit_h_prelude(const pg_manifest *m, pg_buf *b)
         return;
     pg_buf_puts(b, "/* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches\n"
                 " * (bpftrace, BCC, perf probe, SystemTap) raises its semaphore; FireEvent<Event>() calls out when\n"
-                " * an LTTng session records the event OR the semaphore is up, with one branch. */\n"
-                "#ifndef PALEV_TP_OR_USDT\n#ifdef __cplusplus\n"
-                "#define PALEV_USDT_SEM(sem) (*static_cast<const volatile unsigned short *>(&(sem)))\n"
-                "#define PALEV_TP_OR_USDT(state, sem) \\\n"
-                "    __builtin_expect(*static_cast<const volatile int *>(&(state)) | PALEV_USDT_SEM(sem), 0)\n"
-                "#else\n#define PALEV_USDT_SEM(sem) (*(const volatile unsigned short *)&(sem))\n"
-                "#define PALEV_TP_OR_USDT(state, sem) \\\n"
-                "    __builtin_expect(*(const volatile int *)&(state) | PALEV_USDT_SEM(sem), 0)\n"
-                "#endif\n#define PALEV_USDT_ACTIVE(sem) __builtin_expect(PALEV_USDT_SEM(sem), 0)\n#endif\n\n");
+                " * an LTTng session records the event OR the semaphore is up, with one branch\n"
+                " * (PALEV_TP_OR_USDT, paleventing-gen.h). */\n\n");
 }
 
 int pg_usdt_emit_provider_enabled(const pg_manifest *m, pg_buf *b, const pg_provider *p)

@@ -56,24 +56,9 @@ static int parse_debug(struct palev__config *cfg, const char *value)
     return 0;
 }
 
-/* One allocation holds the pointer array and a copy of the value, so one free() releases both. */
 static int parse_provider_path(struct palev__config *cfg, const char *value)
 {
-    size_t len, slots = 1;
-    char *copy, *dir, *save = NULL;
-
-    if (!value)
-        return 0;
-    len = strlen(value);
-    for (const char *c = value; *c; c++)
-        slots += *c == ':';
-    cfg->path = palev__malloc(slots * sizeof(char *) + len + 1);
-    if (!cfg->path)
-        return -ENOMEM;
-    copy = memcpy((char *)(cfg->path + slots), value, len + 1);
-    for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save))
-        cfg->path[cfg->path_count++] = dir;
-    return 0;
+    return palev__split(value, ':', &cfg->path, &cfg->path_count);
 }
 
 /* Parsed here, once, so that the EventSource fast path only compares. */

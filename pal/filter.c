@@ -31,29 +31,22 @@ static char *clean_entry(char *entry)
     return entry;
 }
 
-/* One allocation holds the pointer array and the cleaned copy, so one free() releases both.
- * Empty entries are dropped: "a,,b" must not match everything through its empty middle. */
+/* Entries are cleaned in place; those left empty are dropped: "a, ,b" must not match everything
+ * through its empty middle. */
 int palev__filter_parse(struct palev__filter *f, const char *value)
 {
-    size_t len, slots = 1;
-    char *copy, *entry, *save = NULL;
+    size_t n;
+    int ret;
 
     *f = (struct palev__filter){ 0 };
-    if (!value)
-        return 0;
-    len = strlen(value);
-    for (const char *c = value; *c; c++)
-        slots += *c == ',';
-    f->needle = palev__malloc(slots * sizeof(char *) + len + 1);
-    if (!f->needle)
-        return -ENOMEM;
-    copy = memcpy((char *)(f->needle + slots), value, len + 1);
-    for (entry = strtok_r(copy, ",", &save); entry; entry = strtok_r(NULL, ",", &save)) {
-        entry = clean_entry(entry);
+    ret = palev__split(value, ',', &f->needle, &n);
+    for (size_t i = 0; i < n; i++) {
+        char *entry = clean_entry(f->needle[i]);
+
         if (*entry)
             f->needle[f->count++] = entry;
     }
-    return 0;
+    return ret;
 }
 
 void palev__filter_free(struct palev__filter *f)

@@ -5,9 +5,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <uchar.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
+
+/* ---- split.c: lists in environment variables ------------------------------------------- */
+
+/* Split `value` at `sep` into *entries (one allocation: free(*entries) releases everything) and
+ * *count, empty entries dropped. NULL value: *entries NULL, *count 0. Returns 0 or -ENOMEM. */
+int palev__split(const char *value, char sep, char ***entries, size_t *count);
 
 /* ---- filter.c: EventSource name filters -------------------------------------------------- */
 
@@ -115,11 +122,11 @@ int palev__config_status(void);
 #define PALEV__PERFMAP_JITDUMP 2        /* <dir>/jit-<pid>.dump */
 #define PALEV__JITDUMP_DIR "/tmp"       /* <dir> when PALEV_PERFMAP_DIR is unset */
 
-/* Open `path` with `flags` (O_WRONLY | O_APPEND, O_RDWR, ...) for writing in a shared directory:
+/* safefile.c: open `path` with `flags` (O_WRONLY | O_APPEND, O_RDWR, ...) in a shared directory:
  * created with mode 0600 if absent, else reused only if it is a regular file of the effective
  * user with one link, never through a symlink, never truncated by open. Returns the descriptor
  * or a negative errno, with `*why` saying what was refused. */
-int palev__perf_file_open(const char *path, int flags, const char **why);
+int palev__safe_file_open(const char *path, int flags, const char **why);
 /* Create <dir>/jit-<pid>.dump: header, then the executable marker mapping perf inject looks for.
  * Returns 0 or a negative errno (said under PALEV_DEBUG). */
 int palev__jitdump_open(const char *dir);
@@ -192,10 +199,58 @@ size_t palev__utf8_encode(uint32_t cp, char out[4]);
  * failures. What it returns is released with free(). */
 extern void *(*palev__malloc)(size_t size);
 
+/* The arena's blocks, shared by scratch.c and scratch_json.c. A heap block of at least `min`
+ * bytes (freed by palev_scratch_fini()), or NULL with the arena marked truncated. */
+char *palev__scratch_block_new(palev_scratch *sc, size_t min, size_t *size);
+/* A new block whose first `used` bytes are taken becomes the current one when it has more room. */
+void palev__scratch_block_adopt(palev_scratch *sc, char *data, size_t size, size_t used);
+
+static inline size_t palev__scratch_room(const palev_scratch *sc)
+{
+    return sc->size - sc->used;
+}
+
+/* Text of a GUID, a SYSTEMTIME, a binary SID (snprintf's contract). */
+/* Longest SID text: "S-1-0x" + 12 hex digits, then 15 times "-" and 10 digits. */
+#define PALEV__SID_TEXT_MAX 192
+size_t palev__format_guid(char *buf, size_t size, const palev_guid *g);
+size_t palev__format_systemtime(char *buf, size_t size, const palev_systemtime *t);
+size_t palev__format_sid(char *buf, size_t size, const unsigned char *sid);
+
+/* Unaligned reads of array descriptors' members: an unsigned integer of 1, 2, 4 or 8 bytes (-1,
+ * *v 0, for another size), a pointer. */
+static inline int palev__read_uint(const unsigned char *p, size_t size, uint64_t *v)
+{
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+
+    switch (size) {
+    case 1: memcpy(&u8, p, 1); *v = u8; return 0;
+    case 2: memcpy(&u16, p, 2); *v = u16; return 0;
+    case 4: memcpy(&u32, p, 4); *v = u32; return 0;
+    case 8: memcpy(v, p, 8); return 0;
+    default: *v = 0; return -1;
+    }
+}
+
+static inline const void *palev__read_ptr(const unsigned char *p)
+{
+    const void *v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+
 /* provider.c: is `name` the name of a generated provider registered in this process? Has
  * palev_fini() been called? */
 int palev__provider_known(const char *name);
 int palev__finished(void);
+/* provider.c, for palev_fini() (lifecycle.c): refuse every registration from now on. */
+void palev__registry_finish(void);
+/* perfmap.c, at unload (lifecycle.c): end the jitdump with CODE_CLOSE if one is open. */
+void palev__perfmap_stop(void);
 
 /* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
  * the tracepoints usable while the process exits. */

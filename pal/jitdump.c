@@ -189,7 +189,7 @@ int palev__jitdump_open(const char *dir)
         why = "path too long";
         goto end;
     }
-    ret = palev__perf_file_open(jd.path, O_RDWR, &why);
+    ret = palev__safe_file_open(jd.path, O_RDWR, &why);
     if (ret < 0)
         goto end;
     jd.fd = ret;

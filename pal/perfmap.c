@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Naming code: the public code API (names built once, handed to the live set and the trace in
- * code.c), and its perf outputs: the perf map /tmp/perf-<pid>.map, the jitdump, safe files. */
+ * code.c), and its perf outputs: the perf map /tmp/perf-<pid>.map and the jitdump (jitdump.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -40,49 +39,6 @@ struct symbol {
     char stack[LINE_STACK];
 };
 
-/* ---- safe files in shared directories ---------------------------------------------------- */
-
-/* Checked on what was actually opened, so nothing can be swapped in between. */
-static const char *not_ours(int fd)
-{
-    struct stat st;
-
-    if (fstat(fd, &st) != 0)
-        return strerror(errno);
-    if (!S_ISREG(st.st_mode))
-        return "exists and is not a regular file";
-    if (st.st_uid != geteuid())
-        return "exists and belongs to another user";
-    if (st.st_nlink != 1)
-        return "exists with several hard links";
-    return NULL;
-}
-
-/* O_EXCL creates without following any symlink; the reopen of an existing file refuses one
- * (O_NOFOLLOW) and never truncates at open, since what it opened is only checked afterwards.
- * O_NONBLOCK: a FIFO planted at the path must not block the host in open(). */
-int palev__perf_file_open(const char *path, int flags, const char **why)
-{
-    int base = flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-    int fd = open(path, base | O_CREAT | O_EXCL, 0600);
-    int ret;
-
-    *why = NULL;
-    if (fd < 0 && errno == EEXIST)
-        fd = open(path, base);
-    if (fd < 0) {
-        ret = -errno;
-        *why = ret == -ELOOP ? "is a symbolic link" : strerror(-ret);
-        goto end;
-    }
-    *why = not_ours(fd);
-    ret = *why ? -EEXIST : fd;
-    if (*why)
-        close(fd);
-end:
-    return ret;
-}
-
 /* ---- the perf map ------------------------------------------------------------------------- */
 
 /* Appended to when it exists and is ours: another runtime in this process may be writing it. */
@@ -92,7 +48,7 @@ static int map_open(void)
     int ret;
 
     snprintf(map_path, sizeof(map_path), MAP_PATH_FORMAT, (int)getpid());
-    ret = palev__perf_file_open(map_path, O_WRONLY | O_APPEND, &why);
+    ret = palev__safe_file_open(map_path, O_WRONLY | O_APPEND, &why);
     if (ret < 0) {
         palev__debug("perf map off: path=\"%s\", reason=\"%s\"", map_path, why);
         return ret;
@@ -168,8 +124,7 @@ static int started(int m)
     return m;
 }
 
-/* At exit (or dlclose): the jitdump ends with CODE_CLOSE. */
-__attribute__((destructor)) static void perfmap_stop(void)
+void palev__perfmap_stop(void)
 {
     if (__atomic_fetch_and(&mode, ~PALEV__PERFMAP_JITDUMP, __ATOMIC_ACQ_REL) &
         PALEV__PERFMAP_JITDUMP)

@@ -16,15 +16,9 @@ cmake -S . -B build -DPALEV_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 
 # A session daemon for the end-to-end tests: ours only if none runs, and then stopped at the end.
-started=""
-if ! pgrep -x lttng-sessiond >/dev/null; then
-    lttng-sessiond --daemonize --no-kernel
-    started=$(pgrep -x -n lttng-sessiond)
-fi
-stop_sessiond() {
-    [ -n "$started" ] && kill "$started" 2>/dev/null || true
-}
-trap stop_sessiond EXIT
+. "$top/tests/e2e/sessiond_lib.sh"
+palev_sessiond_ensure
+trap 'palev_sessiond_stop "$PALEV_SESSIOND" || true' EXIT
 
 status=0
 ctest --test-dir build --output-on-failure -j"$jobs" || status=1

@@ -13,8 +13,9 @@ manifest=${PALEV_BENCH_MANIFEST:-$root/../shared/manifests/dotnet__coreclr__ClrE
 # The library's settings come from the environment: the bench runs with none of them.
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_DEBUG PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER
 session=palev-bench-$$
-started_sessiond=""
 trace=""
+. "$root/tests/e2e/sessiond_lib.sh"
+PALEV_SESSIOND=""
 
 fail() {
     echo "run.sh: $*" >&2
@@ -24,13 +25,7 @@ fail() {
 cleanup() {
     [ -n "$session" ] && lttng destroy "$session" >/dev/null 2>&1
     [ -n "$trace" ] && rm -rf "$trace"
-    if [ -n "$started_sessiond" ]; then
-        kill "$started_sessiond" 2>/dev/null
-        for _ in $(seq 50); do
-            kill -0 "$started_sessiond" 2>/dev/null || break
-            sleep 0.1
-        done
-    fi
+    palev_sessiond_stop "$PALEV_SESSIOND" || true
 }
 trap cleanup EXIT
 
@@ -49,10 +44,7 @@ bench=$build/tests/bench/palev-bench
 gen=$build/generator/palev-gen
 
 # A session daemon: ours only if none runs, and then stopped on exit.
-if ! pgrep -x lttng-sessiond >/dev/null; then
-    lttng-sessiond --daemonize --no-kernel || fail "cannot start lttng-sessiond"
-    started_sessiond=$(pgrep -x -n lttng-sessiond)
-fi
+palev_sessiond_ensure || fail "cannot start lttng-sessiond"
 
 # The trace goes to memory when it can: the consumer daemon then costs the bench less.
 tmp=/tmp

@@ -10,7 +10,7 @@
 #include <uchar.h>
 #include <unistd.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 static int failed;
 

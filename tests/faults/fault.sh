@@ -57,7 +57,7 @@ case_sessiond_kill() {
     echo "killing lttng-sessiond $FAULT_SESSIOND_PID with SIGKILL while the host $pid fires"
     kill -KILL "$FAULT_SESSIOND_PID"
     t0=$(date +%s)
-    while fault_alive "$FAULT_SESSIOND_PID"; do sleep 0.1; done
+    while palev_alive "$FAULT_SESSIOND_PID"; do sleep 0.1; done
     FAULT_SESSIOND_PID=""
     sleep 1
     fault_sessiond_start

@@ -47,10 +47,8 @@ fault_lttng() {
     }
 }
 
-# A process that exists and is not a zombie.
-fault_alive() {
-    [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'
-}
+# palev_alive, palev_wait_gone
+. "$(dirname "${BASH_SOURCE[0]}")/../e2e/sessiond_lib.sh"
 
 FAULT_SESSIOND_PID=""
 # Start the private session daemon; its pid is in $FAULT_SESSIOND_PID.
@@ -80,11 +78,7 @@ fault_sessiond_stop() {
     FAULT_SESSIOND_PID=""
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = lttng-sessiond ] || return 0
     kill -"$sig" "$pid"
-    for _ in $(seq 100); do
-        fault_alive "$pid" || break
-        sleep 0.1
-    done
-    fault_alive "$pid" && kill -KILL "$pid"
+    palev_wait_gone "$pid" 100 || kill -KILL "$pid"
     # its consumer daemons, found by their private sockets: never anyone else's
     for c in $(pgrep -x lttng-consumerd); do
         tr '\0' ' ' < "/proc/$c/cmdline" 2>/dev/null | grep -qF "$FAULT_HOME/" && kill -KILL "$c"
@@ -94,7 +88,7 @@ fault_sessiond_stop() {
 
 fault_cleanup() {
     # a host left running by a failed check (timeout passes the signal on to it)
-    [ -n "${FAULT_HOST_PID:-}" ] && fault_alive "$FAULT_HOST_PID" && kill "$FAULT_HOST_PID"
+    [ -n "${FAULT_HOST_PID:-}" ] && palev_alive "$FAULT_HOST_PID" && kill "$FAULT_HOST_PID"
     fault_sessiond_stop TERM
 }
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 #define DIR PALEV_TEST_DIR
 #define WHOLE DIR "/libPalevWhole-lttng.so"

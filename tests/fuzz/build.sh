@@ -29,7 +29,6 @@ target_sources() {
         for f in $gen_sources; do echo "$top/generator/$f"; done
         for f in $trace_sources; do echo "$top/trace/$f"; done ;;
     *) for f in $pal_sources; do echo "$top/pal/$f"; done
-       echo "$top/tests/fuzz/provider_standin.c"
        echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
     echo "$top/tests/fuzz/$1.c"

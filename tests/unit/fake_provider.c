@@ -6,7 +6,7 @@ void palev_test_gone(void);
 #endif
 
 #ifdef PALEV_TEST_REENTRANT
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 /* What this provider's constructor got when it registered providers itself. */
 extern int palev_test_inner_ret[2];

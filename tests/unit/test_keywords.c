@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "paleventing.h"
+#include "paleventing-gen.h"
 
 /* A provider as palev-gen would describe it, with tracepoint states the tests set by hand:
  *   0 Info     keyword bit 0

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "child.h"
 #include "paleventing.h"
 
 /* PALEV_PERFMAP is read once per process and the files are named after the pid, so every
@@ -325,10 +326,7 @@ static int child_fork(int argc, char **argv)
     return 0;
 }
 
-static const struct {
-    const char *mode;
-    int (*run)(int argc, char **argv);
-} child_modes[] = {
+static const struct child_mode child_modes[] = {
     { "log", child_log },
     { "threads", child_threads },
     { "invalid", child_invalid },
@@ -337,23 +335,13 @@ static const struct {
     { "fork", child_fork },
 };
 
-static int child_main(int argc, char **argv)
-{
-    for (size_t i = 0; i < sizeof(child_modes) / sizeof(child_modes[0]); i++)
-        if (strcmp(argv[0], child_modes[i].mode) == 0)
-            return child_modes[i].run(argc - 1, argv + 1);
-    return 2;
-}
-
 /* ---- the parent side: running children ---------------------------------------------------- */
 
 struct run {
-    pid_t pid;
+    struct child c;
     uintptr_t base;
     char ret[256];
     int enabled;
-    char out[4096];
-    char err[16384];
     char map[64];               /* /tmp/perf-<pid>.map */
     char dump[PATH_MAX];        /* <dir>/jit-<pid>.dump */
 };
@@ -364,76 +352,41 @@ static char work[PATH_MAX];     /* a fresh directory per test: PALEV_PERFMAP_DIR
 static pid_t spawned[16];
 static size_t spawned_count;
 
-static void slurp(FILE *f, char *buf, size_t size)
-{
-    size_t n;
-
-    rewind(f);
-    n = fread(buf, 1, size - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
 static void parse_out(struct run *r)
 {
-    const char *ret = strstr(r->out, "ret="), *en = strstr(r->out, "enabled=");
+    const char *ret = strstr(r->c.out, "ret="), *en = strstr(r->c.out, "enabled=");
 
     assert_non_null(ret);
     assert_non_null(en);
-    sscanf(strstr(r->out, "base="), "base=%" SCNxPTR, &r->base);
+    sscanf(strstr(r->c.out, "base="), "base=%" SCNxPTR, &r->base);
     sscanf(ret, "ret=%255s", r->ret);
     sscanf(en, "enabled=%d", &r->enabled);
 }
 
 /* env: NULL-terminated "NAME=value" strings; args: MODE ARG... The files a child may leave are
  * named in r->map and r->dump (dump in `dir`, NULL for the default /tmp). */
+static void note_spawned(pid_t pid)
+{
+    if (spawned_count < sizeof(spawned) / sizeof(spawned[0]))
+        spawned[spawned_count++] = pid;
+}
+
 static void run_child(struct run *r, const char *const *env, const char *dir,
                       const char *const *args)
 {
-    char exe[PATH_MAX];
-    char *argv[20] = { exe, (char *)"--child" };
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    FILE *out = tmpfile(), *err = tmpfile();
-    posix_spawn_file_actions_t fa;
-    size_t argc = 2;
-    int status;
-
-    assert_true(n > 0);
-    exe[n] = '\0';
-    assert_non_null(out);
-    assert_non_null(err);
-    for (; *args && argc < 19; args++)
-        argv[argc++] = (char *)*args;
-    argv[argc] = NULL;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
-    assert_int_equal(posix_spawn(&r->pid, exe, &fa, NULL, argv, (char **)env), 0);
-    if (spawned_count < sizeof(spawned) / sizeof(spawned[0]))
-        spawned[spawned_count++] = r->pid;
-    posix_spawn_file_actions_destroy(&fa);
-    assert_int_equal(waitpid(r->pid, &status, 0), r->pid);
-    slurp(out, r->out, sizeof(r->out));
-    slurp(err, r->err, sizeof(r->err));
-    snprintf(r->map, sizeof(r->map), "/tmp/perf-%d.map", (int)r->pid);
-    snprintf(r->dump, sizeof(r->dump), "%s/jit-%d.dump", dir ? dir : "/tmp", (int)r->pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("child %s exited with status %d\nstdout: %s\nstderr: %s", argv[2], status,
-                 r->out, r->err);
+    /* named before the child is waited for: a failed child's files are removed too */
+    child_run(&r->c, env, args, note_spawned);
+    snprintf(r->map, sizeof(r->map), "/tmp/perf-%d.map", (int)r->c.pid);
+    snprintf(r->dump, sizeof(r->dump), "%s/jit-%d.dump", dir ? dir : "/tmp", (int)r->c.pid);
     parse_out(r);
 }
 
-
-#define ENV(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define LINES(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define NO_LINES ((const char *const[]){ NULL })
 
 /* The lines about perf (the library may say other things under PALEV_DEBUG) must match the
  * patterns in order, and be all. Patterns are fnmatch patterns after "%d" is replaced by pid. */
 static void assert_perf_lines(const struct run *r, const char *const *patterns)
 {
-    const char *line = r->err;
+    const char *line = r->c.err;
     size_t i = 0;
 
     for (const char *nl; (nl = strchr(line, '\n')); line = nl + 1) {
@@ -444,13 +397,13 @@ static void assert_perf_lines(const struct run *r, const char *const *patterns)
             continue;
         if (!patterns[i])
             fail_msg("unexpected line: %s", buf);
-        subst_pid(want, sizeof(want), patterns[i], (int)r->pid);
+        subst_pid(want, sizeof(want), patterns[i], (int)r->c.pid);
         if (fnmatch(want, buf, 0) != 0)
             fail_msg("line %zu:\n  got:  %s\n  want: %s", i + 1, buf, want);
         i++;
     }
     if (patterns[i])
-        fail_msg("missing line: %s\nstderr was:\n%s", patterns[i], r->err);
+        fail_msg("missing line: %s\nstderr was:\n%s", patterns[i], r->c.err);
 }
 
 static int exists(const char *path)
@@ -672,7 +625,7 @@ static void check_jd_header(const struct jd_file *f, const struct run *r)
 #ifdef __x86_64__
     assert_int_equal(f->elf_mach, EM_X86_64);
 #endif
-    assert_int_equal(f->pid, (uint32_t)r->pid);
+    assert_int_equal(f->pid, (uint32_t)r->c.pid);
     assert_int_equal(f->flags, 0);
     assert_true(f->timestamp > 0);
     for (size_t i = 0; i < f->count; i++)
@@ -747,8 +700,8 @@ static void check_log_dump(const struct run *r)
     for (size_t k = 0; k < LOGGED; k++) {
         check_jd_load(&f.rec[k], r->base + OFFSET(k), OFFSET(k), logged[k].size,
                       logged[k].expect, k);
-        assert_int_equal(f.rec[k].pid, (uint32_t)r->pid);
-        assert_int_equal(f.rec[k].tid, (uint32_t)r->pid);
+        assert_int_equal(f.rec[k].pid, (uint32_t)r->c.pid);
+        assert_int_equal(f.rec[k].tid, (uint32_t)r->c.pid);
     }
     check_jd_close(&f);
     assert_int_equal(stat(r->dump, &st), 0);
@@ -769,7 +722,7 @@ static void test_map_lines(void **state)
     check_log_rets(&r);
     check_log_map(&r);
     assert_dir_empty(work);
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.err, "");
 }
 
 static void test_jitdump_records(void **state)
@@ -783,7 +736,7 @@ static void test_jitdump_records(void **state)
     check_log_rets(&r);
     check_log_dump(&r);
     assert_false(exists(r.map));
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.err, "");
 }
 
 static void test_both_and_debug(void **state)
@@ -1101,7 +1054,7 @@ static void test_jitdump_dir_missing(void **state)
     run_child(&r, ENV("PALEV_PERFMAP=3", "PALEV_PERFMAP_DIR=" NOWHERE), NOWHERE, ARGS("log"));
     check_log_rets(&r);
     check_log_map(&r);
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.err, "");
 }
 
 /* Write failures (RLIMIT_FSIZE: EFBIG) turn each output off on its own, with the reason. */
@@ -1153,8 +1106,8 @@ static void test_forked_child_logs_nothing(void **state)
     snprintf(dir, sizeof(dir), "PALEV_PERFMAP_DIR=%s", work);
     run_child(&r, ENV("PALEV_PERFMAP=3", dir), work, ARGS("fork"));
     assert_string_equal(r.ret, "0,0,0");
-    assert_non_null(strstr(r.out, "forked: log=0 on=0 pid="));
-    sscanf(strstr(r.out, "forked: "), "forked: log=0 on=0 pid=%d", &child_pid);
+    assert_non_null(strstr(r.c.out, "forked: log=0 on=0 pid="));
+    sscanf(strstr(r.c.out, "forked: "), "forked: log=0 on=0 pid=%d", &child_pid);
     snprintf(grandchild_map, sizeof(grandchild_map), "/tmp/perf-%d.map", child_pid);
     assert_false(exists(grandchild_map));
     assert_int_equal(read_map(r.map, &lines, &text), 2);
@@ -1198,6 +1151,7 @@ int main(int argc, char **argv)
     fill_code();
     fill_names();
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-        return child_main(argc - 2, argv + 2);
+        return child_dispatch(child_modes, sizeof(child_modes) / sizeof(child_modes[0]), argc - 2,
+                              argv + 2);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,8 @@
 
 #include <cmocka.h>
 
-#include "paleventing.h"
+#include "child.h"
+#include "paleventing-gen.h"
 
 /* The environment is read once per process and a provider is loaded once per process, so every
  * scenario runs as a child: this executable with "--child MODE NAME...", a chosen environment,
@@ -151,10 +152,7 @@ static int child_invalid(int argc, char **argv)
     return 0;
 }
 
-static const struct {
-    const char *mode;
-    int (*run)(int argc, char **argv);
-} child_modes[] = {
+static const struct child_mode child_modes[] = {
     { "register", child_register },
     { "threads", child_threads },
     { "fini", child_fini },
@@ -162,38 +160,18 @@ static const struct {
     { "reentrant", child_reentrant },
 };
 
-static int child_main(int argc, char **argv)
-{
-    for (size_t i = 0; i < sizeof(child_modes) / sizeof(child_modes[0]); i++)
-        if (strcmp(argv[0], child_modes[i].mode) == 0)
-            return child_modes[i].run(argc - 1, argv + 1);
-    return 2;
-}
-
 /* ---- the parent side -------------------------------------------------------------------- */
 
 struct run {
-    int status;
-    char out[4096];
-    char err[16384];
+    struct child c;
     char own[16384];    /* the lines of err about the library's own provider, Paleventing */
 };
 
-static void slurp(FILE *f, char *buf, size_t size)
-{
-    size_t n;
-
-    rewind(f);
-    n = fread(buf, 1, size - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-}
-
 /* libpaleventing registers its own provider from its constructor in every child: move those
- * lines from r->err to r->own, so that each test asserts the lines it is about. */
+ * lines from r->c.err to r->own, so that each test asserts the lines it is about. */
 static void split_own(struct run *r)
 {
-    char *line = r->err, *keep = r->err;
+    char *line = r->c.err, *keep = r->c.err;
     size_t own = 0;
 
     while (*line) {
@@ -216,33 +194,8 @@ static void split_own(struct run *r)
 /* argv: MODE NAME... (NULL-terminated); env: NULL-terminated "NAME=value" strings. */
 static void run_child(struct run *r, const char *const *env, const char *const *args)
 {
-    char exe[PATH_MAX];
-    char *argv[20] = { exe, (char *)"--child" };
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    FILE *out = tmpfile(), *err = tmpfile();
-    posix_spawn_file_actions_t fa;
-    pid_t pid;
-    size_t argc = 2;
-
-    assert_true(n > 0);
-    exe[n] = '\0';
-    assert_non_null(out);
-    assert_non_null(err);
-    for (; *args && argc < 19; args++)
-        argv[argc++] = (char *)*args;
-    argv[argc] = NULL;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fileno(out), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, fileno(err), STDERR_FILENO);
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, (char **)env), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    assert_int_equal(waitpid(pid, &r->status, 0), pid);
-    slurp(out, r->out, sizeof(r->out));
-    slurp(err, r->err, sizeof(r->err));
+    child_run(&r->c, env, args, NULL);
     split_own(r);
-    if (!WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0)
-        fail_msg("child %s exited with status %d\nstdout: %s\nstderr: %s", argv[2], r->status,
-                 r->out, r->err);
 }
 
 /* Every line of `text` must match the fnmatch pattern in the same position, and no more. */
@@ -267,10 +220,6 @@ static void assert_lines(const char *text, const char *const *patterns)
         fail_msg("missing line %zu: %s\nstderr was:\n%s", i + 1, patterns[i], text);
 }
 
-#define ENV(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define ARGS(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define LINES(...) ((const char *const[]){ __VA_ARGS__, NULL })
-#define NO_LINES ((const char *const[]){ NULL })
 
 static void test_found_via_provider_path_once(void **state)
 {
@@ -278,8 +227,8 @@ static void test_found_via_provider_path_once(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevFake", "PalevFake"));
-    assert_string_equal(r.out, "ret=0,0 loads=1\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=0,0 loads=1\n");
+    assert_string_equal(r.c.err, "");
 }
 
 static void test_debug_says_what_and_where(void **state)
@@ -289,8 +238,8 @@ static void test_debug_says_what_and_where(void **state)
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" NOWHERE "::" DIR),
               ARGS("register", "PalevFake", "PalevFake"));
-    assert_string_equal(r.out, "ret=0,0 loads=1\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=0,0 loads=1\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR "/libPalevFake-lttng.so\", "
         "after=\"" NOWHERE "/libPalevFake-lttng.so (No such file or directory)\"" AT));
 }
@@ -301,8 +250,8 @@ static void test_threads_load_once(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("threads", "PalevFake"));
-    assert_string_equal(r.out, "ret=0,0,0,0,0,0,0,0 loads=1\n");
-    assert_lines(r.err, LINES("paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+    assert_string_equal(r.c.out, "ret=0,0,0,0,0,0,0,0 loads=1\n");
+    assert_lines(r.c.err, LINES("paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
                               "/libPalevFake-lttng.so\"" AT));
 }
 
@@ -313,8 +262,8 @@ static void test_missing_provider(void **state)
     (void)state;
     run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR),
               ARGS("register", "PalevMissing", "PalevMissing"));
-    assert_string_equal(r.out, "ret=-2,-2 loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=-2,-2 loads=0\n");
+    assert_string_equal(r.c.err, "");
 }
 
 /* Tried once, in order: the path, the executable's directory, (the registering module's: the
@@ -327,8 +276,8 @@ static void test_missing_provider_debug(void **state)
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR),
               ARGS("register", "PalevMissing", "PalevMissing"));
-    assert_string_equal(r.out, "ret=-2,-2 loads=0\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=-2,-2 loads=0\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: provider not loaded: name=\"PalevMissing\", "
         "reason=\"no loadable libPalevMissing-lttng.so\", tried=\""
         DIR "/libPalevMissing-lttng.so (No such file or directory); "
@@ -350,11 +299,11 @@ static void test_missing_provider_many_places(void **state)
     for (int i = 0; i < 30; i++)
         len += (size_t)snprintf(env + len, sizeof(env) - len, "%s/%02d-%0100d:", NOWHERE, i, 0);
     run_child(&r, ENV("PALEV_DEBUG=1", env), ARGS("register", "PalevMissing"));
-    assert_string_equal(r.out, "ret=-2 loads=0\n");
-    assert_lines(r.err, LINES("paleventing: provider not loaded: name=\"PalevMissing\", "
+    assert_string_equal(r.c.out, "ret=-2 loads=0\n");
+    assert_lines(r.c.err, LINES("paleventing: provider not loaded: name=\"PalevMissing\", "
                               "reason=\"no loadable libPalevMissing-lttng.so\", tried=\""
                               NOWHERE "/00-0*; " NOWHERE "/01-0*...\"" AT));
-    tried = strstr(r.err, "tried=\"") + strlen("tried=\"");
+    tried = strstr(r.c.err, "tried=\"") + strlen("tried=\"");
     end = strstr(tried, "\" (in ");
     assert_non_null(end);
     assert_int_equal(end - tried, 2047);
@@ -366,11 +315,11 @@ static void test_bad_file(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevBad"));
-    assert_string_equal(r.out, "ret=-2 loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=-2 loads=0\n");
+    assert_string_equal(r.c.err, "");
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevBad"));
-    assert_string_equal(r.out, "ret=-2 loads=0\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=-2 loads=0\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: provider not loaded: name=\"PalevBad\", "
         "reason=\"no loadable libPalevBad-lttng.so\", tried=\""
         DIR "/libPalevBad-lttng.so (invalid ELF header); "
@@ -386,8 +335,8 @@ static void test_missing_dependency(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevNodep"));
-    assert_string_equal(r.out, "ret=-2 loads=0\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=-2 loads=0\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: provider not loaded: name=\"PalevNodep\", "
         "reason=\"no loadable libPalevNodep-lttng.so\", tried=\""
         DIR "/libPalevNodep-lttng.so (libpalev_gone.so: cannot open shared object file: "
@@ -401,12 +350,12 @@ static void test_disabled(void **state)
     (void)state;
     run_child(&r, ENV("PALEV_LTTNG=0", "PALEV_PROVIDER_PATH=" DIR),
               ARGS("register", "PalevFake", "PalevFake"));
-    assert_string_equal(r.out, "ret=-125,-125 loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=-125,-125 loads=0\n");
+    assert_string_equal(r.c.err, "");
     run_child(&r, ENV("PALEV_LTTNG=0", "PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR),
               ARGS("register", "PalevFake"));
-    assert_string_equal(r.out, "ret=-125 loads=0\n");
-    assert_lines(r.err, LINES("paleventing: provider not loaded: name=\"PalevFake\", "
+    assert_string_equal(r.c.out, "ret=-125 loads=0\n");
+    assert_lines(r.c.err, LINES("paleventing: provider not loaded: name=\"PalevFake\", "
                               "reason=\"PALEV_LTTNG=0\"" AT));
 }
 
@@ -416,8 +365,8 @@ static void test_next_to_executable(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1"), ARGS("register", "PalevNear"));
-    assert_string_equal(r.out, "ret=0 loads=1\n");
-    assert_lines(r.err, LINES("paleventing: loaded provider: name=\"PalevNear\", path=\"" BIN
+    assert_string_equal(r.c.out, "ret=0 loads=1\n");
+    assert_lines(r.c.err, LINES("paleventing: loaded provider: name=\"PalevNear\", path=\"" BIN
                               "/libPalevNear-lttng.so\"" AT));
 }
 
@@ -427,8 +376,8 @@ static void test_default_search_path(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "LD_LIBRARY_PATH=" DIR), ARGS("register", "PalevFake"));
-    assert_string_equal(r.out, "ret=0 loads=1\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=0 loads=1\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: loaded provider: name=\"PalevFake\", path=\"libPalevFake-lttng.so\", "
         "after=\"" BIN "/libPalevFake-lttng.so (No such file or directory); "
         LIB "/libPalevFake-lttng.so (No such file or directory)\"" AT));
@@ -442,8 +391,8 @@ static void test_register_from_provider_constructor(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" DIR), ARGS("reentrant", "PalevSelf"));
-    assert_string_equal(r.out, "ret=0 inner=-35,0 loads=2\n");
-    assert_lines(r.err, LINES(
+    assert_string_equal(r.c.out, "ret=0 inner=-35,0 loads=2\n");
+    assert_lines(r.c.err, LINES(
         "paleventing: provider not loaded: name=\"PalevSelf\", "
         "reason=\"registered again by the thread loading it\"" AT,
         "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
@@ -460,8 +409,8 @@ static void test_own_provider_beside_library(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_PROVIDER_PATH=" NOWHERE), ARGS("register"));
-    assert_string_equal(r.out, "ret= loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret= loads=0\n");
+    assert_string_equal(r.c.err, "");
     assert_lines(r.own, LINES(
         "paleventing: loaded provider: name=\"Paleventing\", path=\"" LIB
         "/libPaleventing-lttng.so\", after=\"" NOWHERE "/libPaleventing-lttng.so (*); "
@@ -479,8 +428,8 @@ static void test_after_fini(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_PROVIDER_PATH=" DIR), ARGS("fini", "PalevFake"));
-    assert_string_equal(r.out, "ret=-125,0 loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=-125,0 loads=0\n");
+    assert_string_equal(r.c.err, "");
 }
 
 static void test_invalid_providers(void **state)
@@ -489,8 +438,8 @@ static void test_invalid_providers(void **state)
 
     (void)state;
     run_child(&r, ENV("PALEV_LTTNG=0"), ARGS("invalid"));
-    assert_string_equal(r.out, "ret=-22,-22,-22,-22,-22,-22,-22,-22,-125 loads=0\n");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.c.out, "ret=-22,-22,-22,-22,-22,-22,-22,-22,-125 loads=0\n");
+    assert_string_equal(r.c.err, "");
 }
 
 /* Also in this process: validation happens before anything else and loads nothing. */
@@ -548,6 +497,7 @@ int main(int argc, char **argv)
     };
 
     if (argc >= 3 && strcmp(argv[1], "--child") == 0)
-        return child_main(argc - 2, argv + 2);
+        return child_dispatch(child_modes, sizeof(child_modes) / sizeof(child_modes[0]), argc - 2,
+                              argv + 2);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
 #ifndef PALEV_Nest_EVENTS_H
 #define PALEV_Nest_EVENTS_H
 
-#include <paleventing.h>
+#include <paleventing-gen.h>
 #include <lttng/tracepoint-types.h>
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 #ifndef PALEV_Palev_Second_EVENTS_H
 #define PALEV_Palev_Second_EVENTS_H
 
-#include <paleventing.h>
+#include <paleventing-gen.h>
 #include <lttng/tracepoint-types.h>
 
 #ifdef __cplusplus
@@ -29,19 +29,8 @@ static inline int ProviderEnabledPalev_Second(uint8_t level, uint64_t keywords)
 
 /* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches
  * (bpftrace, BCC, perf probe, SystemTap) raises its semaphore; FireEvent<Event>() calls out when
- * an LTTng session records the event OR the semaphore is up, with one branch. */
-#ifndef PALEV_TP_OR_USDT
-#ifdef __cplusplus
-#define PALEV_USDT_SEM(sem) (*static_cast<const volatile unsigned short *>(&(sem)))
-#define PALEV_TP_OR_USDT(state, sem) \
-    __builtin_expect(*static_cast<const volatile int *>(&(state)) | PALEV_USDT_SEM(sem), 0)
-#else
-#define PALEV_USDT_SEM(sem) (*(const volatile unsigned short *)&(sem))
-#define PALEV_TP_OR_USDT(state, sem) \
-    __builtin_expect(*(const volatile int *)&(state) | PALEV_USDT_SEM(sem), 0)
-#endif
-#define PALEV_USDT_ACTIVE(sem) __builtin_expect(PALEV_USDT_SEM(sem), 0)
-#endif
+ * an LTTng session records the event OR the semaphore is up, with one branch
+ * (PALEV_TP_OR_USDT, paleventing-gen.h). */
 
 /* Per event: EventEnabled<Event>() is true while a session records the event. FireEvent<Event>(...)
  * records it: a macro over an inline function of the same name; the macro tests the tracepoint's
