@@ -174,6 +174,23 @@ for count, path in re.findall(r'<tr><td>(\d+) \([^)]*\)</td><td><ol class="stack
 PY
         diff -u "$work/oracle" - || palev_fail "minivm: the report's call paths differ"
     ;;
+collect)
+    # As a user does it: palev-collect --stacks, then palev-trace stacks, the manifest read from
+    # the trace directory. Both methods of the collections are named.
+    collect=$(dirname "$palev_trace")/../bin/palev-collect
+    "$collect" -m "$here/../../manifest/runtime.man" --keywords GC --stacks -o "$work/trace" \
+        -- "$minivm" "$here/gc_stacks.masm" > "$work/collect.out" 2> "$work/collect.err" ||
+        palev_fail "palev-collect --stacks exited $?: $(cat "$work/collect.err")"
+    "$palev_trace" stacks --event GCStart "$work/trace" > "$work/stacks.txt" 2> "$work/tool.err" ||
+        palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
+    cat "$work/stacks.txt"
+    head -1 "$work/stacks.txt" | grep -q '^Palev_Runtime:GCStart: 2 stacks, 2 distinct$' ||
+        palev_fail "collect: not the 2 GCStart stacks of gc_stacks.masm"
+    for m in 'Stacks.Gc.hot\[jit\]' 'Stacks.Gc.cold' 'Stacks.Gc.main' heap_collect main; do
+        grep -Eq "^ +$m( |$)" "$work/stacks.txt" || palev_fail "collect: $m is not named"
+    done
+    grep -E '^  #[0-9]' "$work/stacks.txt" > "$work/want"
+    ;;
 minivm-rundown)
     # The session starts after the JIT compiled Stacks.Late.hot: CodeRundown names it.
     "$minivm" "$here/gc_late.masm" > "$work/host.out" 2> "$work/host.err" &
