@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "stacks_read.h"
 #include "stacks.h"
 #include "symbols.h"
@@ -35,15 +36,6 @@ struct agg {
 
 /* ---- counting -------------------------------------------------------------------------------- */
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static int rehash(struct agg *a)
 {
     size_t n = a->nslots ? a->nslots * 2 : 1024;
@@ -56,7 +48,7 @@ static int rehash(struct agg *a)
 
         if (!a->slots[i].key)
             continue;
-        for (j = hash_str(a->slots[i].key) & (n - 1); slots[j].key; j = (j + 1) & (n - 1))
+        for (j = pt_hash_str(a->slots[i].key) & (n - 1); slots[j].key; j = (j + 1) & (n - 1))
             ;
         slots[j] = a->slots[i];
     }
@@ -72,7 +64,7 @@ static int count(struct agg *a, const char *key)
 
     if ((a->used + 1) * 2 > a->nslots && rehash(a))
         return -ENOMEM;
-    for (j = hash_str(key) & (a->nslots - 1); a->slots[j].key; j = (j + 1) & (a->nslots - 1))
+    for (j = pt_hash_str(key) & (a->nslots - 1); a->slots[j].key; j = (j + 1) & (a->nslots - 1))
         if (strcmp(a->slots[j].key, key) == 0)
             break;
     if (!a->slots[j].key && !(a->slots[j].key = strdup(key)))
@@ -332,22 +324,6 @@ int ps_stacks_print(const struct ps_stacks_opts *o, FILE *out, FILE *err)
 
 /* ---- speedscope ------------------------------------------------------------------------------ */
 
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 /* Distinct frame names, in order of first use: speedscope's shared frame table. */
 struct names {
     char **items;
@@ -381,7 +357,7 @@ static void json_profile(struct agg *a, size_t from, size_t to, struct names *t,
 
     fprintf(out, "{\"type\":\"sampled\",\"name\":");
     key[len] = '\0';
-    json_string(out, key);
+    pt_json_string(out, key);
     key[len] = SEP;
     fprintf(out, ",\"unit\":\"none\",\"startValue\":0,\"samples\":[");
     for (size_t i = from; i < to; i++) {
@@ -407,7 +383,7 @@ static void print_speedscope(struct agg *a, size_t n, const char *trace, FILE *o
 
     fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
                  "\"exporter\":\"palev-trace\",\"name\":");
-    json_string(out, trace);
+    pt_json_string(out, trace);
     fprintf(out, ",\"activeProfileIndex\":0,\"profiles\":[");
     while (from < n) {
         size_t to = from + 1;
@@ -421,7 +397,7 @@ static void print_speedscope(struct agg *a, size_t n, const char *trace, FILE *o
     fprintf(out, "],\"shared\":{\"frames\":[");
     for (size_t i = 0; i < t.n; i++) {
         fprintf(out, "%s{\"name\":", i ? "," : "");
-        json_string(out, t.items[i]);
+        pt_json_string(out, t.items[i]);
         fputc('}', out);
     }
     fprintf(out, "]}}\n");
