@@ -55,3 +55,15 @@ palev_read() {
     babeltrace2 "$1" | grep -F "{ vpid = $2 }" |
         sed -E 's/^\[[^]]*\] \([^)]*\) [^ ]+ //; s/: \{ cpu_id = [0-9]+ \}, \{ vpid = [0-9]+ \}, /: /'
 }
+
+# palev_relayd_start PORT DIR: an lttng-relayd of the test's own on 127.0.0.1, control port PORT,
+# data PORT+1, live PORT+2, writing under DIR (its log: DIR.log); sets relayd_pid, which the
+# caller stops.
+palev_relayd_start() {
+    local port=$1 dir=$2
+    lttng-relayd --control-port="tcp://127.0.0.1:$port" --data-port="tcp://127.0.0.1:$((port + 1))" \
+        --live-port="tcp://127.0.0.1:$((port + 2))" --output="$dir" > "$dir.log" 2>&1 &
+    relayd_pid=$!
+    sleep 1
+    kill -0 "$relayd_pid" 2>/dev/null || palev_fail "lttng-relayd did not start: $(cat "$dir.log")"
+}

@@ -20,11 +20,7 @@ stop_relayd() {
     [ -n "$relayd_pid" ] && kill "$relayd_pid" 2>/dev/null && wait "$relayd_pid" 2>/dev/null
 }
 trap stop_relayd EXIT
-lttng-relayd --control-port=tcp://127.0.0.1:35342 --data-port=tcp://127.0.0.1:35343 \
-    --live-port=tcp://127.0.0.1:35344 --output="$work/relayd" > "$work/relayd.log" 2>&1 &
-relayd_pid=$!
-sleep 1
-kill -0 $relayd_pid 2>/dev/null || palev_fail "lttng-relayd did not start: $(cat "$work/relayd.log")"
+palev_relayd_start 35342 "$work/relayd"
 
 # one session through the relayd around one run of the golden host
 session_run() {

@@ -20,11 +20,7 @@ stop_all() {
     [ -n "$relayd_pid" ] && kill "$relayd_pid" 2>/dev/null && wait "$relayd_pid" 2>/dev/null
 }
 trap stop_all EXIT
-lttng-relayd --control-port=tcp://127.0.0.1:35352 --data-port=tcp://127.0.0.1:35353 \
-    --live-port=tcp://127.0.0.1:35354 --output="$work/relayd" > "$work/relayd.log" 2>&1 &
-relayd_pid=$!
-sleep 1
-kill -0 $relayd_pid 2>/dev/null || palev_fail "lttng-relayd did not start: $(cat "$work/relayd.log")"
+palev_relayd_start 35352 "$work/relayd"
 
 # The host starts once top is attached: streams a viewer attaches to before they hold data stay
 # "inactive" for it (lttng 2.13), so the session tracks our user rather than a pid that exists.
