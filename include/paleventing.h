@@ -101,6 +101,41 @@ PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const
  * by the inline checks below; not for direct use. */
 PALEV_API extern const int *const palev_eventsource_state;
 
+/* The filters' verdicts (PALEV_EVENTSOURCE_FILTER, PALEV_EVENTNAME_FILTER), cached per pair of
+ * source and name pointers for strings in read-only memory, such as string literals. Each entry
+ * is written once, its source last with release semantics, and never changes. Read by the
+ * inline checks below; not for direct use. */
+typedef struct palev_eventsource_verdict_ {
+    const char *source, *name;
+    int verdict;                /* one of PALEV_VERDICT_*_ */
+    int pad_[3];                /* 32 bytes: a slot's address is one shift */
+} palev_eventsource_verdict_;
+#define PALEV_VERDICT_EMPTY_ 0   /* a free slot */
+#define PALEV_VERDICT_PASS_ 1
+#define PALEV_VERDICT_OUT_ 2     /* filtered out */
+#define PALEV_VERDICT_SCAN_ 3    /* not in read-only memory: matched on every call */
+#define PALEV_VERDICT_SLOTS_ 4096
+PALEV_API extern palev_eventsource_verdict_ *const palev_eventsource_verdicts_;  /* [SLOTS_] */
+
+/* The home slot of a pair: shifts and xors only, the keys being addresses of distinct strings. */
+static inline size_t palev_eventsource_slot_(const char *source, const char *name)
+{
+    uintptr_t h = (uintptr_t)source ^ ((uintptr_t)name >> 3);
+
+    return (size_t)(h ^ (h >> 12)) & (PALEV_VERDICT_SLOTS_ - 1);
+}
+
+/* 1 when the pair sits in its home slot filtered out: then nothing is called. Anything else
+ * (not cached yet, cached elsewhere, a NULL name) is the library's to answer. */
+static inline int palev_eventsource_filtered_out_(const char *source, const char *name)
+{
+    const palev_eventsource_verdict_ *v =
+        &palev_eventsource_verdicts_[palev_eventsource_slot_(source, name)];
+
+    return __atomic_load_n(&v->source, __ATOMIC_ACQUIRE) == source && v->name == name &&
+           v->verdict == PALEV_VERDICT_OUT_;
+}
+
 #if !defined(PALEV_BUILDING_LIBRARY) && !defined(PALEV_NO_INLINE_CHECKS)
 /* Nobody listens: 0 at the cost of one load and a branch, before any call or argument. */
 static inline int palev_eventsource_listening_(void)
@@ -109,6 +144,30 @@ static inline int palev_eventsource_listening_(void)
     return PALEV_EVENT_STATE_ENABLED_(state);
 }
 #define PALEV_EVENTSOURCE_LISTENING() palev_eventsource_listening_()
+#if defined(__GNUC__)
+/* Listening: source and name are evaluated (once each), and a pair the filters rejected before
+ * costs the cache lookup and no call. The other arguments are evaluated only for the call. */
+#define PALEV_EVENTSOURCE_GATE_(source, name, call)                                            \
+    __extension__({                                                                             \
+        int palev_ret_ = 0;                                                                     \
+        if (PALEV_EVENTSOURCE_LISTENING()) {                                                    \
+            const char *palev_src_ = (source), *palev_nm_ = (name);                             \
+            if (!palev_eventsource_filtered_out_(palev_src_, palev_nm_))                        \
+                palev_ret_ = call;                                                              \
+        }                                                                                       \
+        palev_ret_;                                                                             \
+    })
+#define palev_eventsource_is_enabled(source, name) \
+    PALEV_EVENTSOURCE_GATE_(source, name, (palev_eventsource_is_enabled)(palev_src_, palev_nm_))
+#define palev_eventsource_write(source, id, name, json) \
+    PALEV_EVENTSOURCE_GATE_(source, name, (palev_eventsource_write)(palev_src_, id, palev_nm_, json))
+#define palev_eventsource_write_json(source, id, name, payload) \
+    PALEV_EVENTSOURCE_GATE_(source, name,                    \
+                            (palev_eventsource_write_json)(palev_src_, id, palev_nm_, payload))
+#define palev_eventsource_write_pack(source, id, name, ...) \
+    PALEV_EVENTSOURCE_GATE_(source, name,                    \
+                            (palev_eventsource_write_pack)(palev_src_, id, palev_nm_, __VA_ARGS__))
+#else
 #define palev_eventsource_is_enabled(source, name) \
     (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_is_enabled)(source, name) : 0)
 #define palev_eventsource_write(source, id, name, json) \
@@ -117,6 +176,7 @@ static inline int palev_eventsource_listening_(void)
     (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_write_json)(source, id, name, payload) : 0)
 #define palev_eventsource_write_pack(source, id, name, ...) \
     (PALEV_EVENTSOURCE_LISTENING() ? (palev_eventsource_write_pack)(source, id, name, __VA_ARGS__) : 0)
+#endif
 #endif
 
 /* ---------------------------------------------------------------------------------------------

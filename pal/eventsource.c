@@ -85,7 +85,7 @@ PALEV_API int palev_eventsource_write(const char *source, int32_t id, const char
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
+    if (!LISTENING() || palev_eventsource_filtered_out_(source, name))
         return 0;
     return write_text(source, id, name, json);
 }
@@ -144,7 +144,7 @@ PALEV_API int palev_eventsource_write_json(const char *source, int32_t id, const
 {
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
+    if (!LISTENING() || palev_eventsource_filtered_out_(source, name))
         return 0;
     return write_value(source, id, name, payload);
 }
@@ -178,7 +178,7 @@ PALEV_API int palev_eventsource_write_pack(const char *source, int32_t id, const
 
     if (__builtin_expect(!source || !name, 0))
         return -EINVAL;
-    if (!LISTENING() || palev__verdict_cached(source, name) == 0)
+    if (!LISTENING() || palev_eventsource_filtered_out_(source, name))
         return 0;
     va_start(ap, fmt);
     ret = write_packed(source, id, name, fmt, ap);

@@ -34,41 +34,9 @@ int palev__filter_match(const struct palev__filter *f, const char *s);
 /* ---- verdict.c: the EventSource filters' verdict, cached -------------------------------- */
 
 /* palev__filter_match() of the configured source and name filters, both. Pairs of strings in
- * read-only memory are answered from a lock-free cache (two pointer compares); others are
- * scanned. Thread-safe. */
+ * read-only memory are answered from a lock-free cache, palev_eventsource_verdicts_ (read inline
+ * by paleventing.h's checks: two pointer compares); others are scanned. Thread-safe. */
 int palev__filters_pass(const char *source, const char *name);
-
-/* The cache itself, for the inline check below: open addressing over pointer pairs, each
- * entry filled once and published by a release store of its source, never changed after. */
-#define PALEV__VERDICT_SLOTS 4096
-#define PALEV__VERDICT_SCAN (-1)
-struct palev__verdict {
-    const char *source, *name;
-    int pass;                   /* 1, 0, or PALEV__VERDICT_SCAN: scan every time */
-    int pad[3];                 /* 32 bytes: a slot's address is one shift */
-};
-extern struct palev__verdict palev__verdicts[PALEV__VERDICT_SLOTS];
-
-static inline size_t palev__verdict_slot(const char *source, const char *name)
-{
-    /* Shifts and xors only (no multiply on the filtered-out path): the keys are addresses of
-     * distinct strings, and a pair away from its home slot is still found, out of line. */
-    uintptr_t h = (uintptr_t)source ^ ((uintptr_t)name >> 3);
-
-    return (size_t)(h ^ (h >> 12)) & (PALEV__VERDICT_SLOTS - 1);
-}
-
-/* The cached verdict when the pair sits in its home slot (1 or 0), else -1 (ask
- * palev__filters_pass()). A filtered-out EventSource call costs this and nothing more. */
-static inline int palev__verdict_cached(const char *source, const char *name)
-{
-    const struct palev__verdict *v = &palev__verdicts[palev__verdict_slot(source, name)];
-
-    if (__atomic_load_n(&v->source, __ATOMIC_ACQUIRE) == source && v->name == name &&
-        v->pass != PALEV__VERDICT_SCAN)
-        return v->pass;
-    return -1;
-}
 
 /* ---- json.c: JSON text checks for palev_eventsource_write() ----------------------------- */
 

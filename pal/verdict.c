@@ -21,20 +21,15 @@
  * name must get that name's verdict. Entries live in the table itself (no pointer to follow),
  * are published by a release store of their source and never change, so readers take no
  * lock. */
-#define SLOTS PALEV__VERDICT_SLOTS  /* power of two */
+#define SLOTS PALEV_VERDICT_SLOTS_  /* power of two */
 #define MAX_FILL (SLOTS / 2)        /* then no more entries: probes stay short */
-#define SCAN PALEV__VERDICT_SCAN    /* entry for a pair that must be scanned */
 
-struct palev__verdict palev__verdicts[SLOTS];
+static palev_eventsource_verdict_ verdicts[SLOTS];
+PALEV_API palev_eventsource_verdict_ *const palev_eventsource_verdicts_ = verdicts;
 static struct {
     pthread_mutex_t lock;
     size_t fill;
 } cache = { PTHREAD_MUTEX_INITIALIZER, 0 };
-
-static size_t slot_of(const char *source, const char *name)
-{
-    return palev__verdict_slot(source, name);
-}
 
 static int scan(const char *source, const char *name)
 {
@@ -76,10 +71,10 @@ static int readonly(const char *s)
 }
 
 /* Under the lock: a free slot after `at` (linear probing), or NULL when the pair is there. */
-static struct palev__verdict *free_slot(const char *source, const char *name, size_t at)
+static palev_eventsource_verdict_ *free_slot(const char *source, const char *name, size_t at)
 {
     for (size_t k = 0; k < SLOTS; k++) {
-        struct palev__verdict *s = &palev__verdicts[(at + k) & (SLOTS - 1)];
+        palev_eventsource_verdict_ *s = &verdicts[(at + k) & (SLOTS - 1)];
 
         if (!s->source)
             return s;
@@ -94,12 +89,14 @@ static struct palev__verdict *free_slot(const char *source, const char *name, si
 static int insert(const char *source, const char *name, size_t at)
 {
     int pass = scan(source, name);
-    struct palev__verdict *s;
+    palev_eventsource_verdict_ *s;
 
     pthread_mutex_lock(&cache.lock);
     if (cache.fill < MAX_FILL && (s = free_slot(source, name, at))) {
         s->name = name;
-        s->pass = readonly(source) && readonly(name) ? pass : SCAN;
+        s->verdict = !readonly(source) || !readonly(name) ? PALEV_VERDICT_SCAN_
+                     : pass                               ? PALEV_VERDICT_PASS_
+                                                          : PALEV_VERDICT_OUT_;
         rcu_assign_pointer(s->source, source);
         cache.fill++;
     }
@@ -109,16 +106,17 @@ static int insert(const char *source, const char *name, size_t at)
 
 int palev__filters_pass(const char *source, const char *name)
 {
-    size_t at = slot_of(source, name);
+    size_t at = palev_eventsource_slot_(source, name);
 
     for (size_t k = 0; k < SLOTS; k++) {
-        const struct palev__verdict *v = &palev__verdicts[(at + k) & (SLOTS - 1)];
+        const palev_eventsource_verdict_ *v = &verdicts[(at + k) & (SLOTS - 1)];
         const char *s = rcu_dereference(v->source);
 
         if (!s)
             break;
         if (s == source && v->name == name)
-            return v->pass == SCAN ? scan(source, name) : v->pass;
+            return v->verdict == PALEV_VERDICT_SCAN_ ? scan(source, name)
+                                                     : v->verdict == PALEV_VERDICT_PASS_;
     }
     if (CMM_LOAD_SHARED(cache.fill) >= MAX_FILL)
         return scan(source, name);
