@@ -83,6 +83,27 @@ typedef struct palev_scratch {
 PALEV_API void palev_scratch_init(palev_scratch *sc, void *stack, size_t size);
 PALEV_API void palev_scratch_fini(palev_scratch *sc);
 
+#if !defined(PALEV_BUILDING_LIBRARY)
+/* Inline in emit functions (a call costs as much as converting a short string): init only
+ * stores, and fini calls in only when a heap block was taken. */
+static inline void palev_scratch_init_inline_(palev_scratch *sc, void *stack, size_t size)
+{
+    sc->base = (char *)stack;
+    sc->size = stack ? size : 0;
+    sc->used = 0;
+    sc->heap = NULL;
+    sc->truncated = 0;
+}
+
+static inline void palev_scratch_fini_inline_(palev_scratch *sc)
+{
+    if (sc->heap)
+        (palev_scratch_fini)(sc);
+}
+#define palev_scratch_init(sc, stack, size) palev_scratch_init_inline_(sc, stack, size)
+#define palev_scratch_fini(sc) palev_scratch_fini_inline_(sc)
+#endif
+
 /* Strings, as a NUL-terminated UTF-8 string living in the scratch (or `s` itself when no copy is
  * needed). NULL input gives "". `len` is in code units (UTF-16) or bytes (ANSI), or
  * PALEV_NUL_TERMINATED. */

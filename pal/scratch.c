@@ -20,12 +20,12 @@ struct block {
     max_align_t data[];
 };
 
-PALEV_API void palev_scratch_init(palev_scratch *sc, void *stack, size_t size)
+PALEV_API void (palev_scratch_init)(palev_scratch *sc, void *stack, size_t size)
 {
     *sc = (palev_scratch){ .base = stack, .size = stack ? size : 0 };
 }
 
-PALEV_API void palev_scratch_fini(palev_scratch *sc)
+PALEV_API void (palev_scratch_fini)(palev_scratch *sc)
 {
     struct block *b = sc->heap;
 
@@ -110,36 +110,6 @@ static const char *copy_str(palev_scratch *sc, const char *src, size_t n)
 }
 
 /* ---- strings ---------------------------------------------------------------------------- */
-
-/* One pass into what is left of the current block; only a string that does not fit is measured
- * (by that same pass) and converted again into a heap block of the right size. */
-PALEV_API const char *palev_scratch_utf16(palev_scratch *sc, const char16_t *s, size_t len)
-{
-    char *p = sc->base ? sc->base + sc->used : NULL;
-    size_t need, size;
-    char *data;
-
-    if (!s)
-        return "";
-    need = palev__utf16_to_utf8(p, palev__scratch_room(sc), s, len);
-    if (need < palev__scratch_room(sc)) {
-        sc->used += need + 1;
-        return p;
-    }
-    if (need == 0)
-        return "";
-    data = palev__scratch_block_new(sc, need + 1, &size);
-    if (!data) {
-        /* The first pass left the longest prefix that fits, cut at a code point boundary. */
-        if (palev__scratch_room(sc) == 0)
-            return "";
-        sc->used += strlen(p) + 1;
-        return p;
-    }
-    palev__utf16_to_utf8(data, need + 1, s, len);
-    palev__scratch_block_adopt(sc, data, size, need + 1);
-    return data;
-}
 
 PALEV_API const char *palev_scratch_ansi(palev_scratch *sc, const char *s, size_t len)
 {

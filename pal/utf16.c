@@ -114,61 +114,53 @@ struct out {
 };
 
 /* Store the `n` (8 or 16) units at s as n bytes at out (only the leading ASCII ones mean
- * anything) and return how many leading units are ASCII (1..0x7F): n when all are. s may point
+ * anything) and return a mask with bit k set when unit k is ASCII (1..0x7F), all n bits when
+ * all are. s may point
  * into the last bytes of a NUL-terminated string: the callers only load a block that stays in
  * the page of its first unit, which is mapped, and AddressSanitizer is told that reading past
  * the NUL is meant (as glibc's strlen does). */
 #if defined(__SSE2__)
-__attribute__((no_sanitize_address)) static inline unsigned ascii_mask(__m128i v)
+__attribute__((no_sanitize_address)) static inline uint32_t ascii_mask(const char16_t *s, char *out,
+                                                                       size_t n)
 {
-    __m128i nul = _mm_cmpeq_epi16(v, _mm_setzero_si128());
-    __m128i low = _mm_cmpeq_epi16(_mm_and_si128(v, _mm_set1_epi16((short)0xFF80)),
-                                  _mm_setzero_si128());
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s);
+    __m128i b = n == 16 ? _mm_loadu_si128((const __m128i *)(const void *)(s + 8)) : a;
+    /* Unsigned saturation: a unit above 0xFF packs to 0xFF, one from 0x8000 up (negative as a
+     * signed lane) to 0; so a byte is in 1..0x7F, positive as a signed byte, exactly when its
+     * unit is ASCII and not NUL. One compare and one mask for all n units. */
+    __m128i p = _mm_packus_epi16(a, b);
 
-    return (unsigned)_mm_movemask_epi8(_mm_andnot_si128(nul, low));
-}
-
-__attribute__((no_sanitize_address)) static inline size_t ascii_block(const char16_t *s, char *out,
-                                                                      size_t n)
-{
-    const __m128i zero = _mm_setzero_si128();
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)s), b;
-    uint32_t ok;
-
-    if (n == 8) {
-        _mm_storel_epi64((__m128i *)(void *)out, _mm_packus_epi16(a, a));
-        ok = ascii_mask(a) | 0xFFFF0000u;
-        return ok == 0xFFFFFFFFu ? n : (size_t)__builtin_ctz(~ok) / 2;
-    }
-    b = _mm_loadu_si128((const __m128i *)(const void *)(s + 8));
-    _mm_storeu_si128((__m128i *)(void *)out, _mm_packus_epi16(a, b));
-    /* The common case first, with one mask for both halves: no unit above 0x7F, none 0. */
-    if (_mm_movemask_epi8(_mm_andnot_si128(
-            _mm_or_si128(_mm_cmpeq_epi16(a, zero), _mm_cmpeq_epi16(b, zero)),
-            _mm_cmpeq_epi16(_mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)0xFF80)),
-                            zero))) == 0xFFFF)
-        return 16;
-    ok = ascii_mask(a) | ascii_mask(b) << 16;
-    return (size_t)__builtin_ctz(~ok) / 2;
+    if (n == 16)
+        _mm_storeu_si128((__m128i *)(void *)out, p);
+    else
+        _mm_storel_epi64((__m128i *)(void *)out, p);
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpgt_epi8(p, _mm_setzero_si128())) &
+           ((1u << n) - 1);
 }
 #else
-static inline size_t ascii_block(const char16_t *s, char *out, size_t n)
+static inline uint32_t ascii_mask(const char16_t *s, char *out, size_t n)
 {
-    size_t k = 0;
+    uint32_t ok = 0;
 
-    while (k < n && s[k] - 1u < 0x7Fu) {
+    for (size_t k = 0; k < n && s[k] - 1u < 0x7Fu; k++) {
         out[k] = (char)s[k];
-        k++;
+        ok |= 1u << k;
     }
-    return k;
+    return ok;
 }
 #endif
 
+/* How many leading units of a mask from ascii_mask() are ASCII. */
+static inline size_t ascii_count(uint32_t ok, size_t n)
+{
+    return (size_t)__builtin_ctz(~ok | 1u << n);
+}
+
 /* May a block of n units at src + i be loaded? Only from a 16-byte boundary, and within the
- * length of a counted string, and inside one page: a block that holds
- * the NUL and goes past it (a NUL-terminated string, or a counted one that ends earlier at its
- * NUL) never touches an unmapped page, and it is naturally aligned, which memory checkers
- * accept past the end of a block (valgrind's --partial-loads-ok, on by default). */
+ * length of a counted string, and inside one page: a block that holds the NUL and goes past it
+ * (a NUL-terminated string, or a counted one that ends earlier at its NUL, past which nothing
+ * need be mapped) never touches an unmapped page, and it is naturally aligned, which memory
+ * checkers accept past the end of a block (valgrind's --partial-loads-ok, on by default). */
 static inline int block_fits(const char16_t *src, size_t len, size_t i, size_t n)
 {
     uintptr_t at = (uintptr_t)(src + i);
@@ -184,15 +176,19 @@ static inline __attribute__((always_inline)) size_t ascii_blocks(char *dst, size
                                                                  const char16_t *src, size_t len,
                                                                  size_t i)
 {
-    size_t w = 0, k;
+    size_t w = 0;
 
+    /* The next block's address does not wait for this block's count: a predicted branch on
+     * "all 16 ASCII" keeps the loads going ahead of the compare and mask chain. */
     while (room - w >= 16 && block_fits(src, len, i + w, 16)) {
-        w += k = ascii_block(src + i + w, dst + w, 16);
-        if (k < 16)
-            return w;
+        uint32_t ok = ascii_mask(src + i + w, dst + w, 16);
+
+        if (__builtin_expect(ok != 0xFFFF, 0))
+            return w + ascii_count(ok, 16);
+        w += 16;
     }
     if (room - w >= 8 && block_fits(src, len, i + w, 8))
-        w += ascii_block(src + i + w, dst + w, 8);
+        w += ascii_count(ascii_mask(src + i + w, dst + w, 8), 8);
     return w;
 }
 
@@ -254,21 +250,35 @@ __attribute__((noinline)) static size_t convert_from(char *dst, size_t dstsize,
     return o.need;
 }
 
-/* Runs of ASCII, the common case (type and method names), skip decoding and encoding; a
- * string that is ASCII to its end and fits never leaves this small function (no registers to
- * save, no general loop). */
-size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
+/* The leading run of ASCII units (type and method names are ASCII to their end), copied by
+ * blocks with no decoding or encoding: unit by unit up to the first 16-byte boundary, where
+ * blocks may start, then blocks. Returns the units copied; the caller is done when the string
+ * ends there, else goes on with the general conversion from that unit. Inlined; calls nothing,
+ * so its callers save no register on the way. */
+static inline __attribute__((always_inline)) size_t ascii_head(char *dst, size_t dstsize,
+                                                               const char16_t *src, size_t srclen)
 {
     size_t i;
 
-    if (!src || dstsize == 0)
-        return convert_from(dst, dstsize, src, srclen, 0);
-    /* Unit by unit up to the first 16-byte boundary, where blocks may start. */
+    if (dstsize == 0)
+        return 0;
     for (i = 0; ((uintptr_t)(src + i) & 15) && i < srclen && i + 1 < dstsize &&
                 src[i] - 1u < 0x7Fu; i++)
         dst[i] = (char)src[i];
-    i += ascii_blocks(dst + i, dstsize - 1 - i, src, srclen, i);
-    if (i == srclen || src[i] == 0) {
+    return i + ascii_blocks(dst + i, dstsize - 1 - i, src, srclen, i);
+}
+
+/* Has the string ended at unit i (its length, or a NUL)? */
+static inline int ends_at(const char16_t *src, size_t srclen, size_t i)
+{
+    return i == srclen || src[i] == 0;
+}
+
+size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen)
+{
+    size_t i = src ? ascii_head(dst, dstsize, src, srclen) : 0;
+
+    if (src && dstsize > 0 && ends_at(src, srclen, i)) {
         dst[i] = '\0';
         return i;
     }
@@ -280,4 +290,63 @@ PALEV_API size_t palev_utf16_to_utf8(char *dst, size_t dstsize, const char16_t *
                                      size_t srclen)
 {
     return palev__utf16_to_utf8(dst, dstsize, src, srclen);
+}
+
+/* ---- the scratch arena's UTF-16 strings (generated emit functions) --------------------- */
+
+/* A string that did not fit in what is left of the current block (`need` bytes without the
+ * NUL): converted again into a heap block of the right size; when the heap is exhausted, the
+ * first pass left the longest prefix that fits, cut at a code point boundary. */
+__attribute__((noinline, cold)) static const char *scratch_utf16_big(palev_scratch *sc, char *p,
+                                                                      const char16_t *s,
+                                                                      size_t len, size_t need)
+{
+    size_t size;
+    char *data;
+
+    if (need == 0)
+        return "";
+    data = palev__scratch_block_new(sc, need + 1, &size);
+    if (!data) {
+        if (palev__scratch_room(sc) == 0)
+            return "";
+        sc->used += strlen(p) + 1;
+        return p;
+    }
+    palev__utf16_to_utf8(data, need + 1, s, len);
+    palev__scratch_block_adopt(sc, data, size, need + 1);
+    return data;
+}
+
+/* The general case of palev_scratch_utf16(), from unit i on (the first i units were ASCII and
+ * copied): one conversion into what is left of the current block, which also measures the
+ * string. */
+__attribute__((noinline)) static const char *scratch_utf16_any(palev_scratch *sc, char *p,
+                                                                const char16_t *s, size_t len,
+                                                                size_t i)
+{
+    size_t need = convert_from(p, palev__scratch_room(sc), s, len, i);
+
+    if (need < palev__scratch_room(sc)) {
+        sc->used += need + 1;
+        return p;
+    }
+    return scratch_utf16_big(sc, p, s, len, need);
+}
+
+/* The common case, an ASCII string that fits, saves no register and calls nothing. */
+PALEV_API const char *palev_scratch_utf16(palev_scratch *sc, const char16_t *s, size_t len)
+{
+    char *p = sc->base ? sc->base + sc->used : NULL;
+    size_t room = palev__scratch_room(sc), i;
+
+    if (!s)
+        return "";
+    i = ascii_head(p, room, s, len);
+    if (__builtin_expect(room > 0 && ends_at(s, len, i), 1)) {
+        p[i] = '\0';
+        sc->used += i + 1;
+        return p;
+    }
+    return scratch_utf16_any(sc, p, s, len, i);
 }
