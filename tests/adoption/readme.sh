@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The README's examples as a newcomer follows them, taken from the pages themselves (the blocks
 # after "<!-- readme-test: NAME -->"), so that they cannot rot: from README.md the manifest
-# skeleton, the CMake project and main.c built against a freshly installed prefix and the trace
-# line palev-collect records; from docs/adopting.md the pkg-config commands; from
+# skeleton, the CMake project and main.c built against a freshly installed prefix, the trace
+# line palev-collect records and palev-trace activities' timing of it; from docs/adopting.md the pkg-config commands; from
 # docs/collecting.md palev-collect's whole message for a missing probe provider.
 # usage: readme.sh SOURCE_DIR BUILD_DIR WORKDIR
 set -u
@@ -68,6 +68,17 @@ grep -q -x -F -f "$work/want.txt" "$work/cmake.got" ||
     palev_fail "the trace does not show the README's line: $(cat "$work/want.txt") in $(cat "$work/cmake.got")"
 [ "$(wc -l < "$work/cmake.got")" = 2 ] || palev_fail "want MyVM:GCStart and MyVM:GCEnd: $(cat "$work/cmake.got")"
 echo "CMake: built, installed, traced: $(head -1 "$work/cmake.got")"
+# The README's "palev-trace activities": the GC task's Start/Stop pair, timed as babeltrace2's
+# clock (1 GHz: cycles are ns) says, from the manifest palev-collect kept beside the trace.
+pause=$(babeltrace2 --clock-cycles "$work/cmake.trace" | grep -E ' MyVM:GC(Start|End):' |
+    sed -E 's/^\[0*([0-9]+)\].*/\1/' | awk 'NR == 1 { t = $1 } NR == 2 { print $1 - t }')
+[ -n "$pause" ] || palev_fail "no GCStart and GCEnd with times in the trace"
+palev-trace activities --format tsv "$work/cmake.trace" > "$work/activities.tsv" 2>&1 ||
+    palev_fail "palev-trace activities exited $?: $(cat "$work/activities.tsv")"
+want=$(printf 'MyVM:GC\t1\t%s\t%s\t%s' "$pause" "$pause" "$pause")
+grep -q -F "$want" "$work/activities.tsv" && grep -q -P '^MyVM:GC\t.*\t0\t0$' "$work/activities.tsv" ||
+    palev_fail "palev-trace activities does not time the GC pair as $pause ns: $(cat "$work/activities.tsv")"
+echo "palev-trace activities: MyVM:GC once, $pause ns, as babeltrace2's times say"
 
 # ---- pkg-config ----------------------------------------------------------------------------
 mkdir -p "$work/pc" && cd "$work/pc" || exit 1
