@@ -4,6 +4,7 @@
 # and a #anchor names a heading of the target page (GitHub's slugs). Links inside code are not
 # links. Prints FILE:LINE: error: ... for each broken one and exits 1; 2 for usage errors.
 # usage: links.py SOURCE_DIR
+import functools
 import glob
 import os
 import re
@@ -17,7 +18,7 @@ HTML_ID = re.compile(r"<a\s+(?:name|id)=\"([^\"]+)\"")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-def prose_lines(path):
+def prose_lines(path, blank_code=True):
     """(line number, text) of the lines outside fenced code, inline code spans blanked."""
     fenced = False
     with open(path, encoding="utf-8") as f:
@@ -26,7 +27,8 @@ def prose_lines(path):
                 fenced = not fenced
                 continue
             if not fenced:
-                yield n, re.sub(r"(`+).*?\1", "", line.rstrip("\n"))
+                line = line.rstrip("\n")
+                yield n, re.sub(r"(`+).*?\1", "", line) if blank_code else line
 
 
 def slug(text):
@@ -37,26 +39,19 @@ def slug(text):
     return text.replace(" ", "-")
 
 
-def anchors(path, cache={}):
-    if path not in cache:
-        seen, found = {}, set()
-        fenced = False
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if FENCE.match(line):
-                    fenced = not fenced
-                    continue
-                if fenced:
-                    continue
-                found.update(HTML_ID.findall(line))
-                m = HEADING.match(line)
-                if m:
-                    base = slug(m.group(1))
-                    k = seen.get(base, 0)
-                    seen[base] = k + 1
-                    found.add(base if k == 0 else "%s-%d" % (base, k))
-        cache[path] = found
-    return cache[path]
+@functools.lru_cache(maxsize=None)
+def anchors(path):
+    """The anchors of a page: its headings' slugs (a repeated one gets -1, -2, ...) and HTML ids."""
+    seen, found = {}, set()
+    for _, line in prose_lines(path, blank_code=False):
+        found.update(HTML_ID.findall(line))
+        m = HEADING.match(line)
+        if m:
+            base = slug(m.group(1))
+            k = seen.get(base, 0)
+            seen[base] = k + 1
+            found.add(base if k == 0 else "%s-%d" % (base, k))
+    return found
 
 
 def check(page, top):
