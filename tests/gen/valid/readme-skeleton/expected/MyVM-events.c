@@ -42,8 +42,8 @@ void palev_emit_MyVM_GCEnd(void)
 
 /* { id, version, channel, level, opcode, task, keywords } */
 static const palev_event_descriptor palev_events_MyVM[] = {
-    { 1, 0, 0, 4, 0, 0, UINT64_C(0x1) },
-    { 2, 0, 0, 4, 0, 0, UINT64_C(0x1) },
+    { 1, 0, 0, 4, 1, 1, UINT64_C(0x1) },
+    { 2, 0, 0, 4, 2, 1, UINT64_C(0x1) },
 };
 
 static const char *const palev_event_names_MyVM[] = {
@@ -79,7 +79,7 @@ const palev_provider palev_provider_MyVM = {
     palev_event_states_MyVM, /* event_states */
     palev_keyword_events_MyVM, /* keyword_events */
     palev_keyword_start_MyVM, /* keyword_start */
-    "palev-layout:MyVM:f66a3047", /* layout */
+    "palev-layout:MyVM:b5306285", /* layout */
 };
 
 /* Load libMyVM-lttng.so at start-up, so a host that never calls palev_init() traces. */

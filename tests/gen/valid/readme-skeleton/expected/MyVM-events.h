@@ -29,7 +29,7 @@ static inline int ProviderEnabledMyVM(uint8_t level, uint64_t keywords)
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
  * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
 
-/* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, template GCStartArgs */
+/* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, task GC, opcode Start, template GCStartArgs */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_MyVM___GCStart
     __attribute__((visibility("hidden")));
 void palev_emit_MyVM_GCStart(uint32_t Count, uint32_t Reason, const char16_t *Heap)
@@ -52,12 +52,12 @@ static inline void FireEventGCStart(uint32_t Count, uint32_t Reason, const char1
 static inline palev_event_descriptor EventDescriptorGCStart(void)
 {
     /* id, version, channel, level, opcode, task, keywords */
-    palev_event_descriptor d = { 1, 0, 0, 4, 0, 0, UINT64_C(0x1) };
+    palev_event_descriptor d = { 1, 0, 0, 4, 1, 1, UINT64_C(0x1) };
 
     return d;
 }
 
-/* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x1 */
+/* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x1, task GC, opcode Stop */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_MyVM___GCEnd
     __attribute__((visibility("hidden")));
 void palev_emit_MyVM_GCEnd(void)
@@ -80,7 +80,7 @@ static inline void FireEventGCEnd(void)
 static inline palev_event_descriptor EventDescriptorGCEnd(void)
 {
     /* id, version, channel, level, opcode, task, keywords */
-    palev_event_descriptor d = { 2, 0, 0, 4, 0, 0, UINT64_C(0x1) };
+    palev_event_descriptor d = { 2, 0, 0, 4, 2, 1, UINT64_C(0x1) };
 
     return d;
 }

@@ -7,4 +7,4 @@
  * and skips a probe provider built from another version of the manifest. */
 extern const char palev_layout_MyVM[];
 __attribute__((visibility("default"), used))
-const char palev_layout_MyVM[] = "palev-layout:MyVM:f66a3047";
+const char palev_layout_MyVM[] = "palev-layout:MyVM:b5306285";

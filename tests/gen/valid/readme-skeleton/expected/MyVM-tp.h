@@ -46,12 +46,12 @@ LTTNG_UST_TRACEPOINT_EVENT_CLASS(MyVM, palev_empty,
     LTTNG_UST_TP_FIELDS()
 )
 
-/* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, template GCStartArgs */
+/* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, task GC, opcode Start, template GCStartArgs */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(MyVM, palev_tmpl_GCStartArgs, MyVM, GCStart,
     LTTNG_UST_TP_ARGS(const palev_args_MyVM_GCStartArgs_1bebe3f0 *, a))
 LTTNG_UST_TRACEPOINT_LOGLEVEL(MyVM, GCStart, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
 
-/* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x1 */
+/* GCEnd: id 2, version 0, level 4 (Informational), keywords 0x1, task GC, opcode Stop */
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(MyVM, palev_empty, MyVM, GCEnd,
     LTTNG_UST_TP_ARGS())
 LTTNG_UST_TRACEPOINT_LOGLEVEL(MyVM, GCEnd, LTTNG_UST_TRACEPOINT_LOGLEVEL_INFO)
