@@ -249,14 +249,18 @@ static void table_put(struct table *t, struct palev_event *ev)
     t->fill++;
 }
 
-/* Under the lock: room for one more event, the table doubled (and published) when half full. */
-static int table_room(void)
+/* Under the lock: room for `more` events, the table grown (and published) to stay at most half
+ * full. */
+static int table_room(size_t more)
 {
     struct table *old = reg.table, *t;
+    size_t slots = old ? old->mask + 1 : 1024, fill = old ? old->fill : 0;
 
-    if (old && (old->fill + 1) * 2 <= old->mask + 1)
+    while ((fill + more) * 2 > slots)
+        slots *= 2;
+    if (old && slots == old->mask + 1)
         return 0;
-    if (!(t = table_new(old ? 2 * (old->mask + 1) : 1024)))
+    if (!(t = table_new(slots)))
         return -ENOMEM;
     for (size_t i = 0; old && i <= old->mask; i++)
         if (old->slot[i].ev)
@@ -314,21 +318,24 @@ static int ust_ready(void)
     return !missing;
 }
 
-/* Probe first, then the call site: once both are in, LTTng-UST syncs the sessions' enablers and
- * a session already recording a matching wildcard connects the probe at once. */
-static void ust_register(struct palev_event *ev)
+/* Probe first, then the call sites: once both are in, LTTng-UST syncs the sessions' enablers
+ * and a session already recording a matching wildcard connects the probe at once. While a
+ * session is active, each lttng_ust_probe_register() walks every event of every probe of the
+ * process (and each new event costs a round trip with the session daemon): one call per
+ * provider and define call, not per event. */
+static void ust_register(struct palev__probe *p)
 {
     if (!ust_ready())
         return;
-    ev->reg = palev__ust.probe_register(&ev->probe);
-    if (!ev->reg) {
-        palev__debug("event %s:%s: lttng_ust_probe_register failed: not recorded",
-                     ev->tp.provider_name, ev->tp.event_name);
+    p->reg = palev__ust.probe_register(&p->desc);
+    if (!p->reg) {
+        palev__debug("provider %s: lttng_ust_probe_register of %u events failed: not recorded",
+                     p->desc.provider_name, p->desc.nr_events);
         return;
     }
-    if (palev__ust.module_register(ev->tp_ptrs, 1) != 0)
-        palev__debug("event %s:%s: lttng_ust_tracepoint_module_register failed: not recorded",
-                     ev->tp.provider_name, ev->tp.event_name);
+    if (palev__ust.module_register(p->tps, (int)p->desc.nr_events) != 0)
+        palev__debug("provider %s: lttng_ust_tracepoint_module_register of %u events failed: "
+                     "not recorded", p->desc.provider_name, p->desc.nr_events);
 }
 
 /* ---- building the descriptors --------------------------------------------------------- */
@@ -517,33 +524,31 @@ static int lttng_loglevel(uint8_t level)
     return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
 }
 
-static void describe(struct palev_event *ev, const struct layout *l, size_t nuf)
+static void describe(struct palev_event *ev, const struct layout *l, size_t nuf,
+                     const struct lttng_ust_probe_desc *probe)
 {
     char *base = (char *)ev;
 
-    ev->tp_ptrs[0] = &ev->tp;
-    ev->desc_ptrs[0] = &ev->desc;
     ev->loglevel = lttng_loglevel(ev->level);
     ev->loglevel_ptr = &ev->loglevel;
-    ev->probe = (struct lttng_ust_probe_desc){
-        .struct_size = sizeof(ev->probe), .provider_name = ev->tp.provider_name,
-        .event_desc = ev->desc_ptrs, .nr_events = 1,
-        .major = LTTNG_UST_PROVIDER_MAJOR, .minor = LTTNG_UST_PROVIDER_MINOR };
     ev->cls = (struct lttng_ust_tracepoint_class){
         .struct_size = sizeof(ev->cls),
         .fields = (const struct lttng_ust_event_field *const *)(base + l->uptrs),
         .nr_fields = nuf, .probe_callback = (void (*)(void))palev__dyn_probe,
-        .signature = PALEV__DYN_SIGNATURE, .probe_desc = &ev->probe };
+        .signature = PALEV__DYN_SIGNATURE, .probe_desc = probe };
     ev->desc = (struct lttng_ust_event_desc){
         .struct_size = sizeof(ev->desc), .event_name = ev->tp.event_name,
-        .probe_desc = &ev->probe, .tp_class = &ev->cls, .loglevel = &ev->loglevel_ptr };
+        .probe_desc = probe, .tp_class = &ev->cls, .loglevel = &ev->loglevel_ptr };
     ev->tp.struct_size = sizeof(ev->tp);
     ev->tp.signature = PALEV__DYN_SIGNATURE;
 }
 
-static struct palev_event *build(const char *provider, const char *name, uint8_t level,
-                                 uint64_t keywords, const palev_field *fields, size_t count)
+/* The event of one definition, described for the probe `probe` (not registered yet). */
+static struct palev_event *build(const palev_event_def *d, const struct lttng_ust_probe_desc *probe)
 {
+    const char *provider = d->provider, *name = d->name;
+    const palev_field *fields = d->fields;
+    size_t count = d->field_count;
     struct layout l;
     size_t nuf, k = 0;
     struct palev_event *ev;
@@ -565,9 +570,9 @@ static struct palev_event *build(const char *provider, const char *name, uint8_t
     ev->tp.event_name = put_name(&names, name, "", "");
     *bool_desc = (struct lttng_ust_enum_desc){
         .struct_size = sizeof(*bool_desc), .name = put_name(&names, provider, "_palev_bool", ""),
-        .entries = bool_entries, .nr_entries = 2, .probe_desc = &ev->probe };
-    ev->level = level;
-    ev->keywords = keywords;
+        .entries = bool_entries, .nr_entries = 2, .probe_desc = probe };
+    ev->level = d->level;
+    ev->keywords = d->keywords;
     ev->field_count = count;
     for (size_t i = 0; i < count; i++) {
         our_field(&ev->fields[i], &fields[i], &names);
@@ -575,7 +580,10 @@ static struct palev_event *build(const char *provider, const char *name, uint8_t
     }
     for (size_t i = 0; i < nuf; i++)
         uptrs[i] = &uf[i].field;
-    describe(ev, &l, nuf);
+    describe(ev, &l, nuf, probe);
+    ev->provider_len = strlen(provider);
+    ev->name_len = strlen(name);
+    ev->hash = hash_names(provider, ev->provider_len, name, ev->name_len);
     return ev;
 }
 
@@ -591,54 +599,196 @@ static int check_provider(const char *provider)
     return 0;
 }
 
-/* Under the lock: the existing event, or a new one registered with LTTng and published. */
-static int define_locked(const char *provider, const char *name, uint8_t level,
-                         uint64_t keywords, const palev_field *fields, size_t count,
-                         struct palev_event **out)
+/* What a definition alone decides: its names and fields. */
+static int check_def(const palev_event_def *d)
 {
-    struct palev_event *ev;
-    int ret;
+    int ret = check_names(d->provider, d->name);
 
-    if (palev__finished())
-        return -ECANCELED;
-    if ((ret = table_room()) != 0 || (ret = check_provider(provider)) != 0)
-        return ret;
-    if ((ev = find(reg.table, provider, name))) {
-        *out = ev;
-        if (same_definition(ev, level, keywords, fields, count))
+    return ret ? ret : check_fields(d->fields, d->field_count);
+}
+
+/* One definition of a define call, in the order that groups a provider's definitions and, within
+ * it, those of one name: by provider, name, then place in the caller's array. */
+struct item {
+    const palev_event_def *def;
+    size_t index;
+};
+
+static int by_names(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    int c = strcmp(x->def->provider, y->def->provider);
+
+    if (c == 0)
+        c = strcmp(x->def->name, y->def->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A define call: its definitions that passed check_def() (sorted), and every definition's
+ * result. */
+struct batch {
+    palev_event **events;
+    int *res;
+    struct item *items;
+    size_t n;
+};
+
+static void fail_items(struct batch *b, size_t from, size_t to, int err)
+{
+    for (size_t k = from; k < to; k++)
+        b->res[b->items[k].index] = err;
+}
+
+/* The probe that will hold up to `count` new events of one provider. */
+static struct palev__probe *probe_new(size_t count)
+{
+    size_t size = sizeof(struct palev__probe) + count * (sizeof(void *) * 2);
+    struct palev__probe *p = palev__malloc(size);
+
+    if (!p)
+        return NULL;
+    memset(p, 0, size);
+    p->events = (const struct lttng_ust_event_desc **)(void *)(p + 1);
+    p->tps = (struct lttng_ust_tracepoint **)(void *)(p->events + count);
+    p->desc = (struct lttng_ust_probe_desc){
+        .struct_size = sizeof(p->desc), .event_desc = p->events,
+        .major = LTTNG_UST_PROVIDER_MAJOR, .minor = LTTNG_UST_PROVIDER_MINOR };
+    return p;
+}
+
+/* Under the lock, one definition: the event that already holds its name (`*holder`: in the
+ * registry, or new in this call), or a new one added to the probe. */
+static int define_one(const palev_event_def *d, struct palev__probe *p,
+                      struct palev_event **holder)
+{
+    struct palev_event *ev = *holder;
+
+    if (ev) {
+        if (same_definition(ev, d->level, d->keywords, d->fields, d->field_count))
             return 0;
         palev__debug("event not defined: %s:%s exists with other fields, level or keywords",
-                     provider, name);
+                     d->provider, d->name);
         return -EEXIST;
     }
-    if (!(ev = build(provider, name, level, keywords, fields, count)))
+    if (!p || !(ev = build(d, &p->desc)))
         return -ENOMEM;
-    ev->provider_len = strlen(provider);
-    ev->name_len = strlen(name);
-    ev->hash = hash_names(provider, ev->provider_len, name, ev->name_len);
-    ust_register(ev);
-    table_put(reg.table, ev);
-    *out = ev;
+    p->desc.provider_name = ev->tp.provider_name;
+    p->events[p->desc.nr_events] = &ev->desc;
+    p->tps[p->desc.nr_events++] = &ev->tp;
+    *holder = ev;
     return 0;
+}
+
+/* Under the lock: items [from, to), all of one provider. Existing events are handed out, new
+ * ones registered with LTTng as one probe, then published for lookup. */
+static void define_provider(struct batch *b, size_t from, size_t to)
+{
+    const char *provider = b->items[from].def->provider;
+    struct palev__probe *p;
+    struct palev_event *holder = NULL;
+    int ret = check_provider(provider);
+
+    if (ret) {
+        fail_items(b, from, to, ret);
+        return;
+    }
+    p = probe_new(to - from);
+    for (size_t k = from; k < to; k++) {
+        const palev_event_def *d = b->items[k].def;
+
+        if (k == from || strcmp(d->name, b->items[k - 1].def->name) != 0)
+            holder = find(reg.table, d->provider, d->name);
+        if ((b->res[b->items[k].index] = define_one(d, p, &holder)) == 0)
+            b->events[b->items[k].index] = holder;
+    }
+    if (!p || p->desc.nr_events == 0) {
+        free(p);
+        return;
+    }
+    ust_register(p);
+    for (unsigned i = 0; i < p->desc.nr_events; i++)
+        table_put(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
+}
+
+static void define_locked(struct batch *b)
+{
+    size_t from = 0;
+    int ret = palev__finished() ? -ECANCELED : table_room(b->n);
+
+    if (ret) {
+        fail_items(b, 0, b->n, ret);
+        return;
+    }
+    for (size_t k = 1; k <= b->n; k++) {
+        if (k == b->n || strcmp(b->items[k].def->provider, b->items[from].def->provider) != 0) {
+            define_provider(b, from, k);
+            from = k;
+        }
+    }
+}
+
+/* Every definition checked alone, the valid ones sorted and defined under the lock. */
+static void define_all(const palev_event_def *defs, size_t count, struct batch *b)
+{
+    b->n = 0;
+    for (size_t i = 0; i < count; i++) {
+        b->events[i] = &event_off;
+        if ((b->res[i] = check_def(&defs[i])) == 0)
+            b->items[b->n++] = (struct item){ &defs[i], i };
+    }
+    if (!b->n)
+        return;
+    qsort(b->items, b->n, sizeof(b->items[0]), by_names);
+    pthread_mutex_lock(&reg.lock);
+    define_locked(b);
+    pthread_mutex_unlock(&reg.lock);
+    for (size_t i = 0; i < count; i++)
+        if (b->res[i])
+            b->events[i] = &event_off;
+}
+
+/* Small calls (palev_event_define() among them) take no heap for their bookkeeping. */
+#define STACK_DEFS 16
+
+PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
+                                      palev_event **events, int *errors)
+{
+    struct item stack_items[STACK_DEFS];
+    int stack_res[STACK_DEFS];
+    struct batch b = { events, stack_res, stack_items, 0 };
+    void *heap = NULL;
+    int ret = 0;
+
+    if (count && (!defs || !events))
+        return -EINVAL;
+    if (count > STACK_DEFS) {
+        if (!(heap = palev__malloc(count * (sizeof(struct item) + sizeof(int))))) {
+            for (size_t i = 0; i < count; i++) {
+                events[i] = &event_off;
+                if (errors)
+                    errors[i] = -ENOMEM;
+            }
+            return -ENOMEM;
+        }
+        b.items = heap;
+        b.res = (int *)(void *)(b.items + count);
+    }
+    define_all(defs, count, &b);
+    for (size_t i = 0; i < count; i++) {
+        if (errors)
+            errors[i] = b.res[i];
+        if (!ret)
+            ret = b.res[i];
+    }
+    free(heap);
+    return ret;
 }
 
 PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event)
 {
-    struct palev_event *ev = NULL;
-    int ret = event ? 0 : -EINVAL;
+    const palev_event_def d = { provider, name, level, keywords, fields, count };
 
-    if (!ret)
-        ret = check_names(provider, name);
-    if (!ret)
-        ret = check_fields(fields, count);
-    if (!ret) {
-        pthread_mutex_lock(&reg.lock);
-        ret = define_locked(provider, name, level, keywords, fields, count, &ev);
-        pthread_mutex_unlock(&reg.lock);
-    }
-    if (event)
-        *event = ret ? &event_off : ev;
-    return ret;
+    return event ? palev_event_define_many(&d, 1, event, NULL) : -EINVAL;
 }

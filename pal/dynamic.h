@@ -67,15 +67,20 @@ struct palev__ust_api {
 
 extern struct palev__ust_api palev__ust;
 
+/* What one lttng_ust_probe_register() call registers: the new events of one provider from one
+ * define call, each with its call site. Kept for the life of the process, like its events. */
+struct palev__probe {
+    struct lttng_ust_probe_desc desc;
+    struct lttng_ust_registered_probe *reg;
+    const struct lttng_ust_event_desc **events;     /* desc.nr_events */
+    struct lttng_ust_tracepoint **tps;              /* the same events' call sites */
+};
+
 /* The handle. tp first: palev_event_enabled() reads tp.state at PALEV_EVENT_STATE_OFFSET. */
 struct palev_event {
     struct lttng_ust_tracepoint tp;
-    struct lttng_ust_tracepoint *tp_ptrs[1];
     struct lttng_ust_tracepoint_class cls;
     struct lttng_ust_event_desc desc;
-    const struct lttng_ust_event_desc *desc_ptrs[1];
-    struct lttng_ust_probe_desc probe;
-    struct lttng_ust_registered_probe *reg;
     const int *loglevel_ptr;
     int loglevel;
     uint8_t level;
