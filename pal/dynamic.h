@@ -91,6 +91,14 @@ struct palev_event {
     struct palev__dfield *fields;
 };
 
+/* What a definition alone decides, its names and fields: 0 or a negative errno (dyndesc.c). */
+int palev__dyn_check(const palev_event_def *d);
+
+/* The event of a checked definition, its LTTng-UST descriptors built in one allocation for the
+ * probe `probe` (not registered yet; hash left to the registry), or NULL out of memory. */
+struct palev_event *palev__dyn_build(const palev_event_def *d,
+                                     const struct lttng_ust_probe_desc *probe);
+
 /* Same string on the call site and on the class: LTTng-UST connects them only if they match. */
 #define PALEV__DYN_SIGNATURE "const struct palev_event *, ev, const struct palev__prep *, v"
 
