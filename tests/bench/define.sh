@@ -4,7 +4,8 @@
 # session records a matching wildcard: one by one (palev_event_define), one
 # palev_event_define_many() per provider, one for all; then one provider of 10 000 events in one
 # call (what is left: LTTng-UST's per-event registration with the session daemon), and one by
-# one with no session. Each row is a fresh process and a fresh session. Not a pass/fail test.
+# one with no session of ours; then a runtime's start-up, 10 providers x 50 events, one by one and
+# by provider. Each row is a fresh process and a fresh session. Not a pass/fail test.
 # BUILD_DIR defaults to build-bench at the top of the source tree (as tests/bench/run.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,12 +61,19 @@ provider=$(row provider 1000 10 yes)
 all=$(row all 1000 10 yes)
 floor=$(row all 1 10000 yes)
 none=$(row one 1000 10 no)
-awk -v one="$one" -v provider="$provider" -v all="$all" -v floor="$floor" -v none="$none" 'BEGIN {
+start_one=$(row one 10 50 yes)
+start_provider=$(row provider 10 50 yes)
+awk -v one="$one" -v provider="$provider" -v all="$all" -v floor="$floor" -v none="$none" \
+    -v start_one="$start_one" -v start_provider="$start_provider" 'BEGIN {
     printf "| defining 10 000 events | session | seconds | ms per event | vs one by one |\n"
     printf "|---|---|---|---|---|\n"
     printf "| 1000 providers x 10, palev_event_define() one by one | wildcard | %.2f | %.3f | 1.0 |\n", one, one / 10
     printf "| 1000 providers x 10, one palev_event_define_many() per provider | wildcard | %.2f | %.3f | %.1fx faster |\n", provider, provider / 10, one / provider
     printf "| 1000 providers x 10, one palev_event_define_many() for all | wildcard | %.2f | %.3f | %.1fx faster |\n", all, all / 10, one / all
     printf "| 1 provider x 10 000, one palev_event_define_many() | wildcard | %.2f | %.3f | %.1fx faster |\n", floor, floor / 10, one / floor
-    printf "| 1000 providers x 10, one by one | none | %.2f | %.4f | |\n", none, none / 10
+    printf "| 1000 providers x 10, one by one | none of ours | %.2f | %.4f | |\n", none, none / 10
+    printf "\n| defining 500 events | session | seconds | ms per event | vs one by one |\n"
+    printf "|---|---|---|---|---|\n"
+    printf "| 10 providers x 50, palev_event_define() one by one | wildcard | %.3f | %.3f | 1.0 |\n", start_one, start_one * 2
+    printf "| 10 providers x 50, one palev_event_define_many() per provider | wildcard | %.3f | %.3f | %.1fx faster |\n", start_provider, start_provider * 2, start_one / start_provider
 }'
