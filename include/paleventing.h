@@ -264,10 +264,11 @@ typedef struct palev_event_def {
     size_t field_count;
 } palev_event_def;
 
-/* Define `count` events at once. Each definition gets exactly what palev_event_define() would
- * give it if the definitions were made one by one in array order: events[i] its handle (the
- * never-enabled one on failure), errors[i] (when errors is not NULL) 0 or its negative errno. A
- * bad definition fails alone: the others are defined all the same. A provider's new events are
+/* Define `count` events at once. Each definition gets what palev_event_define() would give it
+ * if the definitions were made one by one in array order (out of memory aside: -ENOMEM may then
+ * fail more of them): events[i] its handle (the never-enabled one on failure), errors[i] (when
+ * errors is not NULL) 0 or its negative errno. A bad definition fails alone: the others are
+ * defined all the same. A provider's new events are
  * registered with LTTng together, as one probe: while a session records, LTTng-UST walks every
  * event of the process at each registration, so defining a provider's events in one call instead
  * of one by one saves that walk for all but one of them (docs/dynamic-events.md). Returns 0 when

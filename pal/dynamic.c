@@ -394,7 +394,8 @@ PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
     if (count && (!defs || !events))
         return -EINVAL;
     if (count > STACK_DEFS) {
-        if (!(heap = palev__malloc(count * (sizeof(struct item) + sizeof(int))))) {
+        if (count > SIZE_MAX / (sizeof(struct item) + sizeof(int)) ||
+            !(heap = palev__malloc(count * (sizeof(struct item) + sizeof(int))))) {
             for (size_t i = 0; i < count; i++) {
                 events[i] = &event_off;
                 if (errors)
