@@ -314,6 +314,29 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event);
 
+/* One definition for palev_event_define_many(): the arguments of palev_event_define(). */
+typedef struct palev_event_def {
+    const char *provider;
+    const char *name;
+    uint8_t level;
+    uint64_t keywords;
+    const palev_field *fields;
+    size_t field_count;
+} palev_event_def;
+
+/* Define `count` events at once. Each definition gets what palev_event_define() would give it
+ * if the definitions were made one by one in array order (out of memory aside: -ENOMEM may then
+ * fail more of them): events[i] its handle (the never-enabled one on failure), errors[i] (when
+ * errors is not NULL) 0 or its negative errno. A bad definition fails alone: the others are
+ * defined all the same. A provider's new events are
+ * registered with LTTng together, as one probe: while a session records, LTTng-UST walks every
+ * event of the process at each registration, so defining a provider's events in one call instead
+ * of one by one saves that walk for all but one of them (docs/dynamic-events.md). Returns 0 when
+ * every definition succeeded, else the errno of the first that failed (in array order); -EINVAL
+ * with nothing defined when defs or events is NULL and count is not 0. Thread-safe. */
+PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
+                                      palev_event **events, int *errors);
+
 /* The event <provider>:<name> defined earlier, or NULL (also for a NULL name). Lock-free and
  * allocation-free (an RCU-published table; a define may run meanwhile): meant for hot paths
  * that hold names, not handles. About 15 ns with 10 000 events defined. Thread-safe. */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Dynamic events: definition, LTTng-UST registration of in-memory descriptors, lock-free lookup. */
+/* Dynamic events: the registry (lock-free lookup), LTTng-UST registration, define calls. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <float.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,35 +18,6 @@ _Static_assert(offsetof(struct palev_event, tp) == 0, "tp first");
 _Static_assert(offsetof(struct lttng_ust_tracepoint, state) == PALEV_EVENT_STATE_OFFSET,
                "PALEV_EVENT_STATE_OFFSET is where struct lttng_ust_tracepoint keeps its state");
 
-#define K_HEX PALEV_FIELD_HEX
-#define K_ARRAY PALEV_FIELD_ARRAY
-
-/* Per type: bytes of a value, signedness, the flags it takes, how it is written. */
-static const struct type_info {
-    uint8_t size;
-    uint8_t is_signed;
-    uint8_t flags_ok;
-    uint8_t wk;
-} types[] = {
-    [PALEV_TYPE_INT8] = { 1, 1, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_UINT8] = { 1, 0, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_INT16] = { 2, 1, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_UINT16] = { 2, 0, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_INT32] = { 4, 1, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_UINT32] = { 4, 0, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_INT64] = { 8, 1, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_UINT64] = { 8, 0, K_HEX | K_ARRAY, PALEV__WK_INT },
-    [PALEV_TYPE_FLOAT] = { 4, 1, K_ARRAY, PALEV__WK_FLOAT },
-    [PALEV_TYPE_DOUBLE] = { 8, 1, K_ARRAY, PALEV__WK_DOUBLE },
-    [PALEV_TYPE_BOOL] = { 1, 0, 0, PALEV__WK_INT },
-    [PALEV_TYPE_STRING] = { 0, 0, 0, PALEV__WK_STRING },
-    [PALEV_TYPE_STRING16] = { 0, 0, 0, PALEV__WK_STRING },
-    [PALEV_TYPE_GUID] = { 0, 0, 0, PALEV__WK_STRING },
-    [PALEV_TYPE_POINTER] = { sizeof(void *), 0, 0, PALEV__WK_INT },
-    [PALEV_TYPE_BYTES] = { 1, 0, 0, PALEV__WK_SEQ },
-};
-#define TYPE_COUNT (sizeof(types) / sizeof(types[0]))
-
 struct palev__ust_api palev__ust;
 
 static struct {
@@ -58,88 +28,6 @@ static struct {
 
 /* The handle a failed definition gives: never enabled, no field. */
 static struct palev_event event_off;
-
-/* ---- names and fields --------------------------------------------------------------------- */
-
-static int ident_ok(const char *s)
-{
-    static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
-    static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789";
-
-    return s && s[0] && strchr(alpha, s[0]) && s[strspn(s, alnum)] == '\0';
-}
-
-static int check_names(const char *provider, const char *name)
-{
-    if (!ident_ok(provider) || !ident_ok(name)) {
-        palev__debug("event not defined: provider=\"%s\", name=\"%s\", reason=\"names are "
-                     "[A-Za-z_][A-Za-z0-9_]*\"", provider ? provider : "(null)",
-                     name ? name : "(null)");
-        return -EINVAL;
-    }
-    if (strlen(provider) + 1 + strlen(name) > PALEV_EVENT_MAX_NAME) {
-        palev__debug("event not defined: provider=\"%s\", reason=\"provider:name longer than %d "
-                     "characters\"", provider, PALEV_EVENT_MAX_NAME);
-        return -ENAMETOOLONG;
-    }
-    return 0;
-}
-
-static int check_field(const palev_field *f)
-{
-    const struct type_info *t;
-
-    if (!ident_ok(f->name))
-        return -EINVAL;
-    if (strlen(f->name) > PALEV_FIELD_MAX_NAME)
-        return -ENAMETOOLONG;
-    if (f->type == 0 || f->type >= TYPE_COUNT)
-        return -EINVAL;
-    t = &types[f->type];
-    return (f->flags & ~t->flags_ok) ? -EINVAL : 0;
-}
-
-/* Does `name` collide with a field before index i, or with the hidden "_<f>_length" field LTTng
- * records before an integer array? */
-static int name_taken(const palev_field *fields, size_t i, const char *name)
-{
-    for (size_t k = 0; k < i; k++) {
-        size_t len = strlen(fields[k].name);
-        int seq = types[fields[k].type].wk == PALEV__WK_SEQ ||
-                  ((fields[k].flags & K_ARRAY) && types[fields[k].type].wk == PALEV__WK_INT);
-
-        if (strcmp(fields[k].name, name) == 0)
-            return 1;
-        if (seq && name[0] == '_' && strncmp(name + 1, fields[k].name, len) == 0 &&
-            strcmp(name + 1 + len, "_length") == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static int check_fields(const palev_field *fields, size_t count)
-{
-    int ret;
-
-    if (count > PALEV_EVENT_MAX_FIELDS)
-        return -E2BIG;
-    if (count && !fields)
-        return -EINVAL;
-    for (size_t i = 0; i < count; i++) {
-        if ((ret = check_field(&fields[i])) != 0) {
-            palev__debug("event not defined: field %zu \"%s\" type=%u flags=0x%x: %s", i,
-                         fields[i].name ? fields[i].name : "(null)", fields[i].type,
-                         fields[i].flags, ret == -EINVAL ? "bad name, type or flags"
-                                                         : "name too long");
-            return ret;
-        }
-        if (name_taken(fields, i, fields[i].name)) {
-            palev__debug("event not defined: field \"%s\" defined twice", fields[i].name);
-            return -EINVAL;
-        }
-    }
-    return 0;
-}
 
 /* ---- the registry --------------------------------------------------------------------- */
 
@@ -249,14 +137,18 @@ static void table_put(struct table *t, struct palev_event *ev)
     t->fill++;
 }
 
-/* Under the lock: room for one more event, the table doubled (and published) when half full. */
-static int table_room(void)
+/* Under the lock: room for `more` events, the table grown (and published) to stay at most half
+ * full. */
+static int table_room(size_t more)
 {
     struct table *old = reg.table, *t;
+    size_t slots = old ? old->mask + 1 : 1024, fill = old ? old->fill : 0;
 
-    if (old && (old->fill + 1) * 2 <= old->mask + 1)
+    while ((fill + more) * 2 > slots)
+        slots *= 2;
+    if (old && slots == old->mask + 1)
         return 0;
-    if (!(t = table_new(old ? 2 * (old->mask + 1) : 1024)))
+    if (!(t = table_new(slots)))
         return -ENOMEM;
     for (size_t i = 0; old && i <= old->mask; i++)
         if (old->slot[i].ev)
@@ -314,269 +206,24 @@ static int ust_ready(void)
     return !missing;
 }
 
-/* Probe first, then the call site: once both are in, LTTng-UST syncs the sessions' enablers and
- * a session already recording a matching wildcard connects the probe at once. */
-static void ust_register(struct palev_event *ev)
+/* Probe first, then the call sites: once both are in, LTTng-UST syncs the sessions' enablers
+ * and a session already recording a matching wildcard connects the probe at once. While a
+ * session is active, each lttng_ust_probe_register() walks every event of every probe of the
+ * process (and each new event costs a round trip with the session daemon): one call per
+ * provider and define call, not per event. */
+static void ust_register(struct palev__probe *p)
 {
     if (!ust_ready())
         return;
-    ev->reg = palev__ust.probe_register(&ev->probe);
-    if (!ev->reg) {
-        palev__debug("event %s:%s: lttng_ust_probe_register failed: not recorded",
-                     ev->tp.provider_name, ev->tp.event_name);
+    p->reg = palev__ust.probe_register(&p->desc);
+    if (!p->reg) {
+        palev__debug("provider %s: lttng_ust_probe_register of %u events failed: not recorded",
+                     p->desc.provider_name, p->desc.nr_events);
         return;
     }
-    if (palev__ust.module_register(ev->tp_ptrs, 1) != 0)
-        palev__debug("event %s:%s: lttng_ust_tracepoint_module_register failed: not recorded",
-                     ev->tp.provider_name, ev->tp.event_name);
-}
-
-/* ---- building the descriptors --------------------------------------------------------- */
-
-/* One LTTng field and the types it needs (a sequence: itself and its element type). */
-union utype {
-    struct lttng_ust_type_common common;
-    struct lttng_ust_type_integer integer;
-    struct lttng_ust_type_float fp;
-    struct lttng_ust_type_string string;
-    struct lttng_ust_type_sequence seq;
-    struct lttng_ust_type_enum enumeration;
-};
-
-struct ufield {
-    struct lttng_ust_event_field field;
-    union utype type;
-    union utype elem;
-};
-
-/* Everything one event needs, in one block: the event, its fields twice (ours and LTTng's, a
- * hidden length field before each sequence), the field pointers, then the names. */
-struct layout {
-    size_t fields, ufields, uptrs, enum_desc, names, total;
-};
-
-static size_t align_up(size_t n)
-{
-    return (n + 15) & ~(size_t)15;
-}
-
-static void plan(struct layout *l, const char *provider, const char *name,
-                 const palev_field *fields, size_t count, size_t *nuf)
-{
-    size_t names = strlen(provider) + strlen(name) + 2 + strlen(provider) + sizeof("_palev_bool");
-
-    *nuf = count;
-    for (size_t i = 0; i < count; i++) {
-        names += 2 * strlen(fields[i].name) + sizeof("__length") + 1;
-        *nuf += types[fields[i].type].wk == PALEV__WK_SEQ ||
-                ((fields[i].flags & K_ARRAY) && types[fields[i].type].wk == PALEV__WK_INT);
-    }
-    l->fields = align_up(sizeof(struct palev_event));
-    l->ufields = l->fields + align_up(count * sizeof(struct palev__dfield));
-    l->uptrs = l->ufields + align_up(*nuf * sizeof(struct ufield));
-    l->enum_desc = l->uptrs + align_up(*nuf * sizeof(struct lttng_ust_event_field *));
-    l->names = l->enum_desc + align_up(sizeof(struct lttng_ust_enum_desc));
-    l->total = l->names + names;
-}
-
-static char *put_name(char **at, const char *a, const char *b, const char *c)
-{
-    char *s = *at;
-    int n = sprintf(s, "%s%s%s", a, b, c);
-
-    *at += n + 1;
-    return s;
-}
-
-static void integer_type(union utype *t, unsigned size, int is_signed, unsigned base)
-{
-    t->integer = (struct lttng_ust_type_integer){
-        .parent = { .type = lttng_ust_type_integer },
-        .struct_size = sizeof(struct lttng_ust_type_integer),
-        .size = size * 8,
-        .alignment = (unsigned short)(PALEV__RB_ALIGN(size) * 8),
-        .signedness = is_signed != 0,
-        .reverse_byte_order = 0,
-        .base = base,
-    };
-}
-
-static void float_type(union utype *t, int is_double)
-{
-    t->fp = (struct lttng_ust_type_float){
-        .parent = { .type = lttng_ust_type_float },
-        .struct_size = sizeof(struct lttng_ust_type_float),
-        .exp_dig = is_double ? 64 - DBL_MANT_DIG : 32 - FLT_MANT_DIG,
-        .mant_dig = is_double ? DBL_MANT_DIG : FLT_MANT_DIG,
-        .alignment = (unsigned short)(PALEV__RB_ALIGN(is_double ? 8 : 4) * 8),
-    };
-}
-
-static void string_type(union utype *t)
-{
-    t->string = (struct lttng_ust_type_string){
-        .parent = { .type = lttng_ust_type_string },
-        .struct_size = sizeof(struct lttng_ust_type_string),
-        .encoding = lttng_ust_string_encoding_UTF8,
-    };
-}
-
-static const struct lttng_ust_enum_entry bool_false = {
-    .struct_size = sizeof(struct lttng_ust_enum_entry),
-    .start = { 0, 0 }, .end = { 0, 0 }, .string = "false",
-};
-static const struct lttng_ust_enum_entry bool_true = {
-    .struct_size = sizeof(struct lttng_ust_enum_entry),
-    .start = { 1, 0 }, .end = { 1, 0 }, .string = "true",
-};
-static const struct lttng_ust_enum_entry *const bool_entries[] = { &bool_false, &bool_true };
-
-/* The LTTng field(s) of one of our fields; returns how many (2 for a sequence). */
-static size_t lttng_fields(struct ufield *u, const struct palev__dfield *f, char **names,
-                           const struct lttng_ust_enum_desc *bool_desc)
-{
-    unsigned base = (f->flags & K_HEX) || f->type == PALEV_TYPE_POINTER ||
-                    f->type == PALEV_TYPE_BYTES ? 16 : 10;
-
-    u->field = (struct lttng_ust_event_field){ .struct_size = sizeof(u->field), .name = f->name,
-                                               .type = &u->type.common };
-    switch (f->wk) {
-    case PALEV__WK_INT:
-        integer_type(&u->type, f->size, f->is_signed, base);
-        if (f->type == PALEV_TYPE_BOOL) {
-            integer_type(&u->elem, 1, 0, 10);
-            u->type.enumeration = (struct lttng_ust_type_enum){
-                .parent = { .type = lttng_ust_type_enum },
-                .struct_size = sizeof(struct lttng_ust_type_enum),
-                .desc = bool_desc, .container_type = &u->elem.common };
-        }
-        return 1;
-    case PALEV__WK_FLOAT:
-    case PALEV__WK_DOUBLE:
-        float_type(&u->type, f->wk == PALEV__WK_DOUBLE);
-        return 1;
-    case PALEV__WK_STRING:
-        string_type(&u->type);
-        return 1;
-    default:
-        break;
-    }
-    /* PALEV__WK_SEQ, a sequence: "_<name>_length" (uint32, not filterable), then the elements. */
-    integer_type(&u->type, 4, 0, 10);
-    u->field.name = put_name(names, "_", f->name, "_length");
-    u->field.nofilter = 1;
-    integer_type(&u[1].elem, f->size, f->is_signed, base);
-    u[1].field = (struct lttng_ust_event_field){ .struct_size = sizeof(u->field), .name = f->name,
-                                                 .type = &u[1].type.common };
-    u[1].type.seq = (struct lttng_ust_type_sequence){
-        .parent = { .type = lttng_ust_type_sequence },
-        .struct_size = sizeof(struct lttng_ust_type_sequence),
-        .length_name = NULL, .elem_type = &u[1].elem.common, .alignment = 0,
-        .encoding = lttng_ust_string_encoding_none };
-    return 2;
-}
-
-static uint8_t arg_kind(const palev_field *f)
-{
-    const struct type_info *t = &types[f->type];
-
-    if ((f->flags & K_ARRAY) || t->wk == PALEV__WK_SEQ)
-        return PALEV__ARG_ARRAY;
-    if (t->wk == PALEV__WK_FLOAT || t->wk == PALEV__WK_DOUBLE)
-        return PALEV__ARG_DOUBLE;
-    if (t->wk == PALEV__WK_STRING || f->type == PALEV_TYPE_POINTER)
-        return PALEV__ARG_PTR;
-    if (t->size == 8)
-        return PALEV__ARG_U64;
-    return t->is_signed ? PALEV__ARG_INT : PALEV__ARG_UINT;
-}
-
-static void our_field(struct palev__dfield *d, const palev_field *f, char **names)
-{
-    const struct type_info *t = &types[f->type];
-
-    d->type = f->type;
-    d->flags = f->flags;
-    d->wk = t->wk;
-    d->size = t->size;
-    d->is_signed = t->is_signed;
-    d->name = put_name(names, f->name, "", "");
-    d->arg = arg_kind(f);
-    /* Float arrays: a JSON string (LTTng sequences hold integers only). */
-    if ((f->flags & K_ARRAY) && (t->wk == PALEV__WK_FLOAT || t->wk == PALEV__WK_DOUBLE))
-        d->wk = PALEV__WK_STRING;
-    else if (f->flags & K_ARRAY)
-        d->wk = PALEV__WK_SEQ;
-}
-
-/* ETW level -> LTTng log level, as palev-gen maps generated events. */
-static int lttng_loglevel(uint8_t level)
-{
-    static const int map[] = { 0, 2, 3, 4, 6, 14 };
-
-    return level < sizeof(map) / sizeof(map[0]) ? map[level] : 14;
-}
-
-static void describe(struct palev_event *ev, const struct layout *l, size_t nuf)
-{
-    char *base = (char *)ev;
-
-    ev->tp_ptrs[0] = &ev->tp;
-    ev->desc_ptrs[0] = &ev->desc;
-    ev->loglevel = lttng_loglevel(ev->level);
-    ev->loglevel_ptr = &ev->loglevel;
-    ev->probe = (struct lttng_ust_probe_desc){
-        .struct_size = sizeof(ev->probe), .provider_name = ev->tp.provider_name,
-        .event_desc = ev->desc_ptrs, .nr_events = 1,
-        .major = LTTNG_UST_PROVIDER_MAJOR, .minor = LTTNG_UST_PROVIDER_MINOR };
-    ev->cls = (struct lttng_ust_tracepoint_class){
-        .struct_size = sizeof(ev->cls),
-        .fields = (const struct lttng_ust_event_field *const *)(base + l->uptrs),
-        .nr_fields = nuf, .probe_callback = (void (*)(void))palev__dyn_probe,
-        .signature = PALEV__DYN_SIGNATURE, .probe_desc = &ev->probe };
-    ev->desc = (struct lttng_ust_event_desc){
-        .struct_size = sizeof(ev->desc), .event_name = ev->tp.event_name,
-        .probe_desc = &ev->probe, .tp_class = &ev->cls, .loglevel = &ev->loglevel_ptr };
-    ev->tp.struct_size = sizeof(ev->tp);
-    ev->tp.signature = PALEV__DYN_SIGNATURE;
-}
-
-static struct palev_event *build(const char *provider, const char *name, uint8_t level,
-                                 uint64_t keywords, const palev_field *fields, size_t count)
-{
-    struct layout l;
-    size_t nuf, k = 0;
-    struct palev_event *ev;
-    struct ufield *uf;
-    struct lttng_ust_enum_desc *bool_desc;
-    const struct lttng_ust_event_field **uptrs;
-    char *names;
-
-    plan(&l, provider, name, fields, count, &nuf);
-    if (!(ev = palev__malloc(l.total)))
-        return NULL;
-    memset(ev, 0, l.total);
-    ev->fields = (struct palev__dfield *)((char *)ev + l.fields);
-    uf = (struct ufield *)((char *)ev + l.ufields);
-    uptrs = (const struct lttng_ust_event_field **)((char *)ev + l.uptrs);
-    bool_desc = (struct lttng_ust_enum_desc *)((char *)ev + l.enum_desc);
-    names = (char *)ev + l.names;
-    ev->tp.provider_name = put_name(&names, provider, "", "");
-    ev->tp.event_name = put_name(&names, name, "", "");
-    *bool_desc = (struct lttng_ust_enum_desc){
-        .struct_size = sizeof(*bool_desc), .name = put_name(&names, provider, "_palev_bool", ""),
-        .entries = bool_entries, .nr_entries = 2, .probe_desc = &ev->probe };
-    ev->level = level;
-    ev->keywords = keywords;
-    ev->field_count = count;
-    for (size_t i = 0; i < count; i++) {
-        our_field(&ev->fields[i], &fields[i], &names);
-        k += lttng_fields(&uf[k], &ev->fields[i], &names, bool_desc);
-    }
-    for (size_t i = 0; i < nuf; i++)
-        uptrs[i] = &uf[i].field;
-    describe(ev, &l, nuf);
-    return ev;
+    if (palev__ust.module_register(p->tps, (int)p->desc.nr_events) != 0)
+        palev__debug("provider %s: lttng_ust_tracepoint_module_register of %u events failed: "
+                     "not recorded", p->desc.provider_name, p->desc.nr_events);
 }
 
 /* ---- define --------------------------------------------------------------------------- */
@@ -591,54 +238,190 @@ static int check_provider(const char *provider)
     return 0;
 }
 
-/* Under the lock: the existing event, or a new one registered with LTTng and published. */
-static int define_locked(const char *provider, const char *name, uint8_t level,
-                         uint64_t keywords, const palev_field *fields, size_t count,
-                         struct palev_event **out)
-{
-    struct palev_event *ev;
-    int ret;
+/* One definition of a define call, in the order that groups a provider's definitions and, within
+ * it, those of one name: by provider, name, then place in the caller's array. */
+struct item {
+    const palev_event_def *def;
+    size_t index;
+};
 
-    if (palev__finished())
-        return -ECANCELED;
-    if ((ret = table_room()) != 0 || (ret = check_provider(provider)) != 0)
-        return ret;
-    if ((ev = find(reg.table, provider, name))) {
-        *out = ev;
-        if (same_definition(ev, level, keywords, fields, count))
+static int by_names(const void *a, const void *b)
+{
+    const struct item *x = a, *y = b;
+    int c = strcmp(x->def->provider, y->def->provider);
+
+    if (c == 0)
+        c = strcmp(x->def->name, y->def->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* A define call: its definitions that passed palev__dyn_check() (sorted), and every definition's
+ * result. */
+struct batch {
+    palev_event **events;
+    int *res;
+    struct item *items;
+    size_t n;
+};
+
+static void fail_items(struct batch *b, size_t from, size_t to, int err)
+{
+    for (size_t k = from; k < to; k++)
+        b->res[b->items[k].index] = err;
+}
+
+/* The probe that will hold up to `count` new events of one provider. */
+static struct palev__probe *probe_new(size_t count)
+{
+    size_t size = sizeof(struct palev__probe) + count * (sizeof(void *) * 2);
+    struct palev__probe *p = palev__malloc(size);
+
+    if (!p)
+        return NULL;
+    memset(p, 0, size);
+    p->events = (const struct lttng_ust_event_desc **)(void *)(p + 1);
+    p->tps = (struct lttng_ust_tracepoint **)(void *)(p->events + count);
+    p->desc = (struct lttng_ust_probe_desc){
+        .struct_size = sizeof(p->desc), .event_desc = p->events,
+        .major = LTTNG_UST_PROVIDER_MAJOR, .minor = LTTNG_UST_PROVIDER_MINOR };
+    return p;
+}
+
+/* Under the lock, one definition: the event that already holds its name (`*holder`: in the
+ * registry, or new in this call), or a new one added to the probe. */
+static int define_one(const palev_event_def *d, struct palev__probe *p,
+                      struct palev_event **holder)
+{
+    struct palev_event *ev = *holder;
+
+    if (ev) {
+        if (same_definition(ev, d->level, d->keywords, d->fields, d->field_count))
             return 0;
         palev__debug("event not defined: %s:%s exists with other fields, level or keywords",
-                     provider, name);
+                     d->provider, d->name);
         return -EEXIST;
     }
-    if (!(ev = build(provider, name, level, keywords, fields, count)))
+    if (!p || !(ev = palev__dyn_build(d, &p->desc)))
         return -ENOMEM;
-    ev->provider_len = strlen(provider);
-    ev->name_len = strlen(name);
-    ev->hash = hash_names(provider, ev->provider_len, name, ev->name_len);
-    ust_register(ev);
-    table_put(reg.table, ev);
-    *out = ev;
+    ev->hash = hash_names(d->provider, ev->provider_len, d->name, ev->name_len);
+    p->desc.provider_name = ev->tp.provider_name;
+    p->events[p->desc.nr_events] = &ev->desc;
+    p->tps[p->desc.nr_events++] = &ev->tp;
+    *holder = ev;
     return 0;
+}
+
+/* Under the lock: items [from, to), all of one provider. Existing events are handed out, new
+ * ones registered with LTTng as one probe, then published for lookup. */
+static void define_provider(struct batch *b, size_t from, size_t to)
+{
+    const char *provider = b->items[from].def->provider;
+    struct palev__probe *p;
+    struct palev_event *holder = NULL;
+    int ret = check_provider(provider);
+
+    if (ret) {
+        fail_items(b, from, to, ret);
+        return;
+    }
+    p = probe_new(to - from);
+    for (size_t k = from; k < to; k++) {
+        const palev_event_def *d = b->items[k].def;
+
+        if (k == from || strcmp(d->name, b->items[k - 1].def->name) != 0)
+            holder = find(reg.table, d->provider, d->name);
+        if ((b->res[b->items[k].index] = define_one(d, p, &holder)) == 0)
+            b->events[b->items[k].index] = holder;
+    }
+    if (!p || p->desc.nr_events == 0) {
+        free(p);
+        return;
+    }
+    ust_register(p);
+    for (unsigned i = 0; i < p->desc.nr_events; i++)
+        table_put(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
+}
+
+static void define_locked(struct batch *b)
+{
+    size_t from = 0;
+    int ret = palev__finished() ? -ECANCELED : table_room(b->n);
+
+    if (ret) {
+        fail_items(b, 0, b->n, ret);
+        return;
+    }
+    for (size_t k = 1; k <= b->n; k++) {
+        if (k == b->n || strcmp(b->items[k].def->provider, b->items[from].def->provider) != 0) {
+            define_provider(b, from, k);
+            from = k;
+        }
+    }
+}
+
+/* Every definition checked alone, the valid ones sorted and defined under the lock. */
+static void define_all(const palev_event_def *defs, size_t count, struct batch *b)
+{
+    b->n = 0;
+    for (size_t i = 0; i < count; i++) {
+        b->events[i] = &event_off;
+        if ((b->res[i] = palev__dyn_check(&defs[i])) == 0)
+            b->items[b->n++] = (struct item){ &defs[i], i };
+    }
+    if (!b->n)
+        return;
+    qsort(b->items, b->n, sizeof(b->items[0]), by_names);
+    pthread_mutex_lock(&reg.lock);
+    define_locked(b);
+    pthread_mutex_unlock(&reg.lock);
+    for (size_t i = 0; i < count; i++)
+        if (b->res[i])
+            b->events[i] = &event_off;
+}
+
+/* Small calls (palev_event_define() among them) take no heap for their bookkeeping. */
+#define STACK_DEFS 16
+
+PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
+                                      palev_event **events, int *errors)
+{
+    struct item stack_items[STACK_DEFS];
+    int stack_res[STACK_DEFS];
+    struct batch b = { events, stack_res, stack_items, 0 };
+    void *heap = NULL;
+    int ret = 0;
+
+    if (count && (!defs || !events))
+        return -EINVAL;
+    if (count > STACK_DEFS) {
+        if (count > SIZE_MAX / (sizeof(struct item) + sizeof(int)) ||
+            !(heap = palev__malloc(count * (sizeof(struct item) + sizeof(int))))) {
+            for (size_t i = 0; i < count; i++) {
+                events[i] = &event_off;
+                if (errors)
+                    errors[i] = -ENOMEM;
+            }
+            return -ENOMEM;
+        }
+        b.items = heap;
+        b.res = (int *)(void *)(b.items + count);
+    }
+    define_all(defs, count, &b);
+    for (size_t i = 0; i < count; i++) {
+        if (errors)
+            errors[i] = b.res[i];
+        if (!ret)
+            ret = b.res[i];
+    }
+    free(heap);
+    return ret;
 }
 
 PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event)
 {
-    struct palev_event *ev = NULL;
-    int ret = event ? 0 : -EINVAL;
+    const palev_event_def d = { provider, name, level, keywords, fields, count };
 
-    if (!ret)
-        ret = check_names(provider, name);
-    if (!ret)
-        ret = check_fields(fields, count);
-    if (!ret) {
-        pthread_mutex_lock(&reg.lock);
-        ret = define_locked(provider, name, level, keywords, fields, count, &ev);
-        pthread_mutex_unlock(&reg.lock);
-    }
-    if (event)
-        *event = ret ? &event_off : ev;
-    return ret;
+    return event ? palev_event_define_many(&d, 1, event, NULL) : -EINVAL;
 }

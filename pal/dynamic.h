@@ -67,15 +67,20 @@ struct palev__ust_api {
 
 extern struct palev__ust_api palev__ust;
 
+/* What one lttng_ust_probe_register() call registers: the new events of one provider from one
+ * define call, each with its call site. Kept for the life of the process, like its events. */
+struct palev__probe {
+    struct lttng_ust_probe_desc desc;
+    struct lttng_ust_registered_probe *reg;
+    const struct lttng_ust_event_desc **events;     /* desc.nr_events */
+    struct lttng_ust_tracepoint **tps;              /* the same events' call sites */
+};
+
 /* The handle. tp first: palev_event_enabled() reads tp.state at PALEV_EVENT_STATE_OFFSET. */
 struct palev_event {
     struct lttng_ust_tracepoint tp;
-    struct lttng_ust_tracepoint *tp_ptrs[1];
     struct lttng_ust_tracepoint_class cls;
     struct lttng_ust_event_desc desc;
-    const struct lttng_ust_event_desc *desc_ptrs[1];
-    struct lttng_ust_probe_desc probe;
-    struct lttng_ust_registered_probe *reg;
     const int *loglevel_ptr;
     int loglevel;
     uint8_t level;
@@ -85,6 +90,14 @@ struct palev_event {
     size_t field_count;
     struct palev__dfield *fields;
 };
+
+/* What a definition alone decides, its names and fields: 0 or a negative errno (dyndesc.c). */
+int palev__dyn_check(const palev_event_def *d);
+
+/* The event of a checked definition, its LTTng-UST descriptors built in one allocation for the
+ * probe `probe` (not registered yet; hash left to the registry), or NULL out of memory. */
+struct palev_event *palev__dyn_build(const palev_event_def *d,
+                                     const struct lttng_ust_probe_desc *probe);
 
 /* Same string on the call site and on the class: LTTng-UST connects them only if they match. */
 #define PALEV__DYN_SIGNATURE "const struct palev_event *, ev, const struct palev__prep *, v"

@@ -163,10 +163,12 @@ def check_threads(evs, _arg):
     return f"{sum(len(v) for v in seen.values())} events, each thread's in order"
 
 
-def check_many(evs, _arg):
+def check_many(evs, arg):
+    """arg: the providers' prefix (Dyn_Many: defined one by one, Dyn_ManyB: by provider)."""
+    prefix = arg or "Dyn_Many"
     got = sorted((n, fields(p)["p"], fields(p)["e"]) for n, p, _ in evs
-                 if n.startswith("Dyn_Many"))
-    want = sorted(("Dyn_Many%d:Ev%d" % (p, e), p, e) for p in range(1000) for e in range(10))
+                 if n.split(":")[0].rstrip("0123456789") == prefix)
+    want = sorted(("%s%d:Ev%d" % (prefix, p, e), p, e) for p in range(1000) for e in range(10))
     if got != want:
         sys.exit(f"FAIL: many: {len(got)} events, want {len(want)}")
     return f"{len(got)} events of 10000 definitions"
@@ -214,8 +216,21 @@ def check_minivm(evs, _arg):
     return f"{len(ticks)} Tick events equal to their JSON twins, {len(apps)} std.emit events"
 
 
+def check_batch(evs, _arg):
+    """palev_event_define_many() with a wildcard recording first: the valid definitions record
+    their values, in order; the refused ones (Bad-Name, Paleventing:Batch, TooMany) nothing."""
+    got = [(n, fields(p)) for n, p, _ in evs if n.startswith(("Dyn_Batch", "Paleventing:Batch"))]
+    want = [("Dyn_Batch:All", f) for f in expected_types()]
+    want += [("Dyn_Batch:Http", {"status": 503, "path": "/batch"}),
+             ("Dyn_BatchB:Second", {"n": 65535}), ("Dyn_Batch:Empty", {}),
+             ("Dyn_BatchB:Third", {"status": -1, "path": "third"})]
+    if got != want:
+        sys.exit(f"FAIL: batch: got {got}, want {want}")
+    return f"{len(got)} events of the 5 defined; nothing from the 4 refused"
+
+
 CHECKS = {"types": check_types, "filter": check_filter, "loglevel": check_loglevel,
-          "late": check_late, "threads": check_threads, "many": check_many,
+          "late": check_late, "threads": check_threads, "many": check_many, "batch": check_batch,
           "minivm": check_minivm}
 
 if __name__ == "__main__":

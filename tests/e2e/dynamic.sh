@@ -3,8 +3,10 @@
 # Dynamic events end to end: dyn_host defines and writes events in real LTTng sessions and
 # dyn_check.py (bt2) checks the exact values: every field type, --filter on integer, UTF-8 and
 # UTF-16 fields, --loglevel, a wildcard enabled before the define, 1 thread defining while 7
-# write, 1000 providers x 10 events, sessions destroyed and started while 4 threads write, exit()
-# while they write, and every definition limit with its errno.
+# write, palev_event_define_many() (a wildcard enabled before, a bad definition failing alone),
+# 1000 providers x 10 events (one by one, and one palev_event_define_many() per provider),
+# sessions destroyed and started while 4 threads write, exit() while they write, and every
+# definition limit with its errno.
 # With MINIVM: its MiniVM_Counters:Tick events equal their RuntimeCounters JSON twins.
 # usage: dynamic.sh DYN_HOST WORKDIR [MINIVM]
 set -u
@@ -94,11 +96,25 @@ run threads threads
 palev_session_stop "$tag-threads"
 check threads "$work/threads" "$pid"
 
-# ---- 1000 providers x 10 events ------------------------------------------------------------
+# ---- palev_event_define_many(): a wildcard enabled before; a bad definition fails alone -------
+session batch 'Dyn_Batch*'
+lttng enable-event -u -s "$tag-batch" -c ch Paleventing:Batch >/dev/null ||
+    palev_fail "lttng enable-event Paleventing:Batch"
+run batch batch
+palev_session_stop "$tag-batch"
+check batch "$work/batch" "$pid"
+
+# ---- 1000 providers x 10 events, one by one and one call per provider (timings: the log) -----
 session many 'Dyn_Many*'
 run many many
 palev_session_stop "$tag-many"
-check many "$work/many" "$pid"
+check many "$work/many" "$pid" Dyn_Many
+cat many.out
+session manyb 'Dyn_ManyB*'
+run manybatch manybatch
+palev_session_stop "$tag-manyb"
+check many "$work/manyb" "$pid" Dyn_ManyB
+cat manybatch.out
 
 # ---- sessions destroyed and started while 4 threads write ------------------------------
 "$host" churn "$work/stop" > churn.out 2> churn.err &

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target: dynamic event definitions (names, types, flags, counts) against an
- * independent validity rule, then writes of fuzzed values through the real probe into a
- * stand-in ring buffer that checks every byte written lands inside the size the probe reserved
- * and that the whole reservation is filled. */
+/* libFuzzer target: dynamic event definitions (names, types, flags, counts), one by one or several
+ * in one palev_event_define_many() call, against an independent validity rule, then writes of
+ * fuzzed values through the real probe into a stand-in ring buffer that checks every byte written
+ * lands inside the size the probe reserved and that the whole reservation is filled. */
 #include "dynamic.h"
 
 #include <errno.h>
@@ -208,35 +208,113 @@ static void write_event(struct in *in, palev_event *ev, const palev_field *f, si
     ev->tp.state = 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    struct in in = { data, size };
+/* One fuzzed definition and the storage of its names. */
+struct def {
     char prov[300], name[300], names[PALEV_EVENT_MAX_FIELDS + 2][220];
     palev_field f[PALEV_EVENT_MAX_FIELDS + 2];
-    size_t n = byte(&in) % (PALEV_EVENT_MAX_FIELDS + 3);
-    palev_event *ev = NULL;
-    int want, got;
+    palev_event_def d;
+    int want;
+};
 
-    text(&in, prov, byte(&in) & 1 ? 255 : 12);
-    text(&in, name, byte(&in) & 1 ? 255 : 12);
+static void read_def(struct in *in, struct def *b)
+{
+    size_t n = byte(in) % (PALEV_EVENT_MAX_FIELDS + 3);
+    uint8_t level, keywords;
+
+    text(in, b->prov, byte(in) & 1 ? 255 : 12);
+    text(in, b->name, byte(in) & 1 ? 255 : 12);
     for (size_t i = 0; i < n; i++) {
-        f[i].name = text(&in, names[i], byte(&in) & 1 ? 210 : 6);
-        f[i].type = byte(&in) % 20;
-        f[i].flags = byte(&in) % 5;
+        b->f[i].name = text(in, b->names[i], byte(in) & 1 ? 210 : 6);
+        b->f[i].type = byte(in) % 20;
+        b->f[i].flags = byte(in) % 5;
     }
-    want = expected(prov, name, f, n);
-    if (want == 0 && !palev_event_lookup(prov, name) && defined >= MAX_DEFINED)
-        return 0;
-    got = palev_event_define(prov, name, byte(&in), byte(&in) % 3, f, n, &ev);
-    CHECK(ev != NULL);
-    /* Names of a hidden "_<f>_length" field collide too; the oracle does not know them. */
-    CHECK(got == want || got == -EEXIST || (want == 0 && got == -EINVAL && n > 1));
+    b->want = expected(b->prov, b->name, b->f, n);
+    level = byte(in);
+    keywords = byte(in) % 3;
+    b->d = (palev_event_def){ b->prov, b->name, level, keywords, b->f, n };
+}
+
+/* What palev_event_define() may answer for a definition the oracle calls `want`: -EEXIST for a
+ * name defined before, -EBUSY for the library's own provider, -EINVAL for a field named like the
+ * hidden "_<f>_length" field of an earlier array (the oracle does not know those). */
+static int answer_ok(const struct def *b, int got)
+{
+    return got == b->want || got == -EEXIST ||
+           (b->want == 0 && got == -EBUSY && strcmp(b->prov, "Paleventing") == 0) ||
+           (b->want == 0 && got == -EINVAL && b->d.field_count > 1);
+}
+
+/* Events are never freed: past MAX_DEFINED, new names are not defined any more. */
+static int too_many(const struct def *b)
+{
+    return b->want == 0 && !palev_event_lookup(b->prov, b->name) && defined >= MAX_DEFINED;
+}
+
+static void one_def(struct in *in, struct def *b)
+{
+    palev_event *ev = NULL;
+    int got;
+
+    read_def(in, b);
+    if (too_many(b))
+        return;
+    got = palev_event_define(b->prov, b->name, b->d.level, b->d.keywords, b->f, b->d.field_count,
+                             &ev);
+    CHECK(ev != NULL && answer_ok(b, got));
     if (got != 0) {
         CHECK(!palev_event_enabled(ev));
-        return 0;
+        return;
     }
     defined++;
-    CHECK(palev_event_lookup(prov, name) == ev);
-    write_event(&in, ev, f, n);
+    CHECK(palev_event_lookup(b->prov, b->name) == ev);
+    write_event(in, ev, b->f, b->d.field_count);
+}
+
+/* palev_event_define_many() of k definitions: each answered as palev_event_define() would,
+ * a name defined twice in the call given one handle, the first failure returned. */
+#define MAX_BATCH 4
+static void many_defs(struct in *in, struct def *b, size_t k)
+{
+    palev_event_def defs[MAX_BATCH];
+    palev_event *ev[MAX_BATCH];
+    int err[MAX_BATCH], first = 0, got;
+
+    for (size_t i = 0; i < k; i++) {
+        read_def(in, &b[i]);
+        if (too_many(&b[i]))
+            return;
+        defs[i] = b[i].d;
+    }
+    got = palev_event_define_many(defs, k, ev, err);
+    for (size_t i = 0; i < k; i++) {
+        CHECK(ev[i] != NULL && answer_ok(&b[i], err[i]));
+        first = first ? first : err[i];
+        if (err[i] != 0) {
+            CHECK(!palev_event_enabled(ev[i]));
+            continue;
+        }
+        defined++;
+        CHECK(palev_event_lookup(b[i].prov, b[i].name) == ev[i]);
+        for (size_t j = 0; j < i; j++)
+            CHECK(err[j] != 0 || strcmp(b[j].prov, b[i].prov) || strcmp(b[j].name, b[i].name) ||
+                  ev[j] == ev[i]);
+    }
+    CHECK(got == first);
+    for (size_t i = 0; i < k; i++)
+        if (err[i] == 0)
+            write_event(in, ev[i], b[i].f, b[i].d.field_count);
+}
+
+/* The first byte: 0 (and 4, 8, ...) palev_event_define(), else a define call of that many. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct def defs[MAX_BATCH];
+    struct in in = { data, size };
+    size_t k = byte(&in) % MAX_BATCH;
+
+    if (k == 0)
+        one_def(&in, &defs[0]);
+    else
+        many_defs(&in, defs, k);
     return 0;
 }

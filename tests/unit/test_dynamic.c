@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of dynamic event definitions and lookup (dynamic.c) without LTTng: the registry
- * growing past its first sizes, out of memory, the never-enabled handle of a failed define.
+ * growing past its first sizes, out of memory, the never-enabled handle of a failed define,
+ * palev_event_define_many()'s per-definition results.
  * (Names owned by generated providers: tests/e2e/dyn_host.c, where providers load.) */
 #include <errno.h>
 #include <setjmp.h>
@@ -74,6 +75,132 @@ static void test_out_of_memory(void **state)
     assert_ptr_equal(palev_event_lookup("Unit_Oom", "E"), ev);
 }
 
+/* palev_event_define_many(): each definition gets what palev_event_define() would give it one by
+ * one in array order; a bad one fails alone; the first failure's errno is returned. */
+static void test_many_partial(void **state)
+{
+    static const palev_field one[] = { { "a", PALEV_TYPE_INT32, 0 } };
+    palev_field many[PALEV_EVENT_MAX_FIELDS + 1];
+    char names[PALEV_EVENT_MAX_FIELDS + 1][8];
+    palev_event *ev[10], *again[10];
+    int err[10];
+
+    (void)state;
+    for (unsigned i = 0; i <= PALEV_EVENT_MAX_FIELDS; i++) {
+        snprintf(names[i], sizeof(names[i]), "f%u", i);
+        many[i] = (palev_field){ names[i], PALEV_TYPE_UINT8, 0 };
+    }
+    const palev_event_def defs[10] = {
+        { "Unit_Many", "A", 4, 0, two, 2 },
+        { "Unit_Many", "Bad-Name", 4, 0, two, 2 },          /* -EINVAL */
+        { "Unit_Many", "A", 4, 0, two, 2 },                 /* same as [0]: same handle */
+        { "Unit_Many", "A", 5, 0, two, 2 },                 /* other level: -EEXIST */
+        { "Paleventing", "X", 4, 0, two, 2 },               /* -EBUSY */
+        { "Unit_ManyB", "B", 4, 0, one, 1 },
+        { "Unit_Many", "Big", 4, 0, many, PALEV_EVENT_MAX_FIELDS + 1 },    /* -E2BIG */
+        { "Unit_Many", "Empty", 4, 0, NULL, 0 },
+        { NULL, "A", 4, 0, two, 2 },                        /* -EINVAL */
+        { "Unit_Many", "C", 4, 0, one, 1 },
+    };
+    static const int want[10] = { 0, -EINVAL, 0, -EEXIST, -EBUSY, 0, -E2BIG, 0, -EINVAL, 0 };
+
+    assert_int_equal(palev_event_define_many(defs, 10, ev, err), -EINVAL);
+    for (unsigned i = 0; i < 10; i++) {
+        assert_int_equal(err[i], want[i]);
+        assert_non_null(ev[i]);
+        assert_false(palev_event_enabled(ev[i]));
+        if (want[i] == 0)
+            assert_ptr_equal(palev_event_lookup(defs[i].provider, defs[i].name), ev[i]);
+    }
+    assert_ptr_equal(ev[2], ev[0]);
+    assert_ptr_not_equal(ev[0], ev[9]);
+    assert_null(palev_event_lookup("Unit_Many", "Bad-Name"));
+    assert_null(palev_event_lookup("Unit_Many", "Big"));
+    /* Again: the same handles, the same errors; without errors[], the first one's errno. */
+    assert_int_equal(palev_event_define_many(defs, 10, again, NULL), -EINVAL);
+    for (unsigned i = 0; i < 10; i++)
+        if (want[i] == 0)
+            assert_ptr_equal(again[i], ev[i]);
+    assert_int_equal(palev_event_define_many(&defs[3], 1, again, err), -EEXIST);
+    assert_int_equal(palev_event_define_many(&defs[9], 1, again, NULL), 0);
+    assert_ptr_equal(again[0], ev[9]);
+    /* An event whose definition failed first in the call is defined by a later valid one. */
+    const palev_event_def late[2] = { { "Unit_Many", "Late", 4, 0, many, 129 },
+                                      { "Unit_Many", "Late", 4, 0, one, 1 } };
+    assert_int_equal(palev_event_define_many(late, 2, again, err), -E2BIG);
+    assert_int_equal(err[1], 0);
+    assert_ptr_equal(palev_event_lookup("Unit_Many", "Late"), again[1]);
+    /* Nothing to define; NULL arrays. */
+    assert_int_equal(palev_event_define_many(NULL, 0, NULL, NULL), 0);
+    assert_int_equal(palev_event_define_many(NULL, 1, ev, err), -EINVAL);
+    assert_int_equal(palev_event_define_many(defs, 1, NULL, err), -EINVAL);
+}
+
+/* 3000 definitions of 7 providers, interleaved, in one call: every handle at its index. */
+static void test_many_large(void **state)
+{
+    static palev_event_def defs[3000];
+    static palev_event *ev[3000];
+    static int err[3000];
+    static char prov[3000][32], name[3000][32];
+
+    (void)state;
+    for (unsigned i = 0; i < 3000; i++) {
+        snprintf(prov[i], sizeof(prov[i]), "Unit_Big%u", i % 7);
+        snprintf(name[i], sizeof(name[i]), "E%u", 2999 - i);
+        defs[i] = (palev_event_def){ prov[i], name[i], (uint8_t)(i % 6), i, two, 2 };
+    }
+    assert_int_equal(palev_event_define_many(defs, 3000, ev, err), 0);
+    for (unsigned i = 0; i < 3000; i++) {
+        assert_int_equal(err[i], 0);
+        assert_ptr_equal(palev_event_lookup(prov[i], name[i]), ev[i]);
+        assert_ptr_not_equal(ev[i], ev[(i + 1) % 3000]);
+    }
+}
+
+/* Out of memory in a call: the bookkeeping (all -ENOMEM), the provider's probe (its new events
+ * -ENOMEM, an existing one still handed out), one event (only it, and those after it). The
+ * registry has room for these few (it does not grow here: its growth is test_out_of_memory's). */
+static void test_many_out_of_memory(void **state)
+{
+    void *(*saved)(size_t) = palev__malloc;
+    static palev_event_def defs[20];
+    palev_event *ev[20], *known;
+    int err[20];
+    char name[20][8];
+
+    (void)state;
+    assert_int_equal(palev_event_define("Unit_ManyOom", "Known", 4, 0, two, 2, &known), 0);
+    for (unsigned i = 0; i < 20; i++) {
+        snprintf(name[i], sizeof(name[i]), "E%02u", i);
+        defs[i] = (palev_event_def){ "Unit_ManyOom", name[i], 4, 0, two, 2 };
+    }
+    defs[0].name = "Known";
+    palev__malloc = failing_malloc;
+    fail_after = 0;
+    assert_int_equal(palev_event_define_many(defs, 20, ev, err), -ENOMEM);
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(err[i], -ENOMEM);
+    fail_after = 0;
+    assert_int_equal(palev_event_define_many(defs, 3, ev, err), -ENOMEM);
+    assert_int_equal(err[0], 0);
+    assert_ptr_equal(ev[0], known);
+    assert_int_equal(err[1], -ENOMEM);
+    assert_int_equal(err[2], -ENOMEM);
+    assert_false(palev_event_enabled(ev[1]));
+    fail_after = 2;     /* the probe and E01 */
+    assert_int_equal(palev_event_define_many(defs, 4, ev, err), -ENOMEM);
+    palev__malloc = saved;
+    assert_int_equal(err[0], 0);
+    assert_int_equal(err[1], 0);
+    assert_int_equal(err[2], -ENOMEM);
+    assert_int_equal(err[3], -ENOMEM);
+    assert_ptr_equal(palev_event_lookup("Unit_ManyOom", "E01"), ev[1]);
+    assert_null(palev_event_lookup("Unit_ManyOom", "E02"));
+    assert_int_equal(palev_event_define_many(defs, 4, ev, err), 0);
+    assert_ptr_equal(palev_event_lookup("Unit_ManyOom", "E02"), ev[2]);
+}
+
 /* After palev_fini(): -ECANCELED, an existing definition still found. Runs last. */
 static void test_after_fini(void **state)
 {
@@ -83,6 +210,16 @@ static void test_after_fini(void **state)
     palev_fini();
     assert_int_equal(palev_event_define("Unit_Fini", "E", 4, 0, two, 2, &ev), -ECANCELED);
     assert_false(palev_event_enabled(ev));
+    {
+        const palev_event_def defs[2] = { { "Unit_Fini", "E", 4, 0, two, 2 },
+                                          { "Unit_Fini", "Bad-", 4, 0, two, 2 } };
+        palev_event *evs[2];
+        int err[2];
+
+        assert_int_equal(palev_event_define_many(defs, 2, evs, err), -ECANCELED);
+        assert_int_equal(err[0], -ECANCELED);
+        assert_int_equal(err[1], -EINVAL);
+    }
     assert_non_null(palev_event_lookup("Unit_Oom", "E"));
 }
 
@@ -91,6 +228,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_after_growth),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_many_partial),
+        cmocka_unit_test(test_many_large),
+        cmocka_unit_test(test_many_out_of_memory),
         cmocka_unit_test(test_after_fini),
     };
 
