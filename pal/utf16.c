@@ -114,11 +114,10 @@ struct out {
 };
 
 /* Store the `n` (8 or 16) units at s as n bytes at out (only the leading ASCII ones mean
- * anything) and return a mask with bit k set when unit k is ASCII (1..0x7F), all n bits when
- * all are. s may point
- * into the last bytes of a NUL-terminated string: the callers only load a block that stays in
- * the page of its first unit, which is mapped, and AddressSanitizer is told that reading past
- * the NUL is meant (as glibc's strlen does). */
+ * anything) and return a mask with bit k set when unit k is ASCII (1..0x7F): all n bits when all
+ * are. s may point into the last bytes of a NUL-terminated string: the callers only load a block
+ * that stays in the page of its first unit, which is mapped, and AddressSanitizer is told that
+ * reading past the NUL is meant (as glibc's strlen does). */
 #if defined(__SSE2__)
 __attribute__((no_sanitize_address)) static inline uint32_t ascii_mask(const char16_t *s, char *out,
                                                                        size_t n)
@@ -253,8 +252,8 @@ __attribute__((noinline)) static size_t convert_from(char *dst, size_t dstsize,
 /* The leading run of ASCII units (type and method names are ASCII to their end), copied by
  * blocks with no decoding or encoding: unit by unit up to the first 16-byte boundary, where
  * blocks may start, then blocks. Returns the units copied; the caller is done when the string
- * ends there, else goes on with the general conversion from that unit. Inlined; calls nothing,
- * so its callers save no register on the way. */
+ * ends there, else goes on with the general conversion from that unit. Inlined into both
+ * callers below, which reach the general conversion only by a tail call. */
 static inline __attribute__((always_inline)) size_t ascii_head(char *dst, size_t dstsize,
                                                                const char16_t *src, size_t srclen)
 {
@@ -334,7 +333,7 @@ __attribute__((noinline)) static const char *scratch_utf16_any(palev_scratch *sc
     return scratch_utf16_big(sc, p, s, len, need);
 }
 
-/* The common case, an ASCII string that fits, saves no register and calls nothing. */
+/* The common case, an ASCII string that fits, calls nothing. */
 PALEV_API const char *palev_scratch_utf16(palev_scratch *sc, const char16_t *s, size_t len)
 {
     char *p = sc->base ? sc->base + sc->used : NULL;
