@@ -353,9 +353,9 @@ PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name
  * even from threads writing through them while this runs. Once it returns, nothing more is
  * recorded into the old events: it waits for writes already under way (an LTTng-UST
  * RCU grace period, a few milliseconds while sessions record). The old events' memory is
- * never freed (that is what keeps their handles safe): about 300 bytes plus 100 per field per
- * event, kept until the process exits, plus at most about 100 bytes of lookup table per
- * definition ever made; a host redefining in a loop grows by that much per round.
+ * never freed (that is what keeps their handles safe): about 400 bytes plus 150 per field per
+ * event, lookup table included, kept until the process exits; a host redefining in a loop
+ * grows by that much per round (docs/dynamic-events.md).
  * Returns 0; -ENOENT when the provider has no dynamic event (never defined, or undefined
  * already); -EINVAL for a NULL provider or a name that is not [A-Za-z_][A-Za-z0-9_]*; -EBUSY
  * for "Paleventing" or a generated provider's name (not dynamic: never removed); -ECANCELED
