@@ -191,6 +191,31 @@ static int scenario_loop(void)
     return failed;
 }
 
+/* ---- idle: the same rounds with no session recording (LTTng-UST's lazily registered probes),
+ * 30 events of 3 providers in one define call each round ------------------------------------- */
+
+static int scenario_idle(void)
+{
+    static const char *const provs[] = { "Dyn_UndefI0", "Dyn_UndefI1", "Dyn_UndefI2" };
+    palev_event_def defs[30];
+    palev_event *ev[30];
+    char names[30][8];
+
+    for (unsigned i = 0; i < 30; i++) {
+        snprintf(names[i], sizeof(names[i]), "E%u", i);
+        defs[i] = (palev_event_def){ provs[i % 3], names[i], 4, 0, fields_l2, 1 + i % 2 };
+    }
+    for (unsigned r = 0; r < 200; r++) {
+        EXPECT(palev_event_define_many(defs, 30, ev, NULL) == 0);
+        EXPECT(palev_event_lookup("Dyn_UndefI1", "E7") == ev[7]);
+        for (unsigned p = 0; p < 3; p++)
+            EXPECT(palev_event_undefine_provider(provs[(p + r) % 3]) == 0);
+        EXPECT(palev_event_lookup("Dyn_UndefI1", "E7") == NULL);
+        EXPECT(PALEV_EVENT_WRITE(ev[7], 1u, "x") == 0 && !palev_event_enabled(ev[7]));
+    }
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -201,6 +226,8 @@ int main(int argc, char **argv)
         return scenario_threads();
     if (!strcmp(what, "loop"))
         return scenario_loop();
-    fprintf(stderr, "usage: undef_host versions|threads|loop\n");
+    if (!strcmp(what, "idle"))
+        return scenario_idle();
+    fprintf(stderr, "usage: undef_host versions|threads|loop|idle\n");
     return 2;
 }

@@ -5,7 +5,8 @@
 # handle (nothing recorded), defined again with other field types and written (both versions
 # read with their exact values); undefined while 4 threads write through the handle (the host
 # exits 0, only whole events, none written after the call returned); 200 define/write/undefine
-# rounds (every event in order, LTTng holding 2 versions, not 200; the heap kept per round).
+# rounds (every event in order, LTTng holding 2 versions, not 200; the heap kept per round);
+# and with no session, 200 rounds of 3 providers defined in one call and undefined.
 # usage: undefine.sh UNDEF_HOST WORKDIR
 set -u
 host=$1 work=$2
@@ -48,6 +49,11 @@ session() {
     lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
     lttng start "$name" >/dev/null || palev_fail "lttng start"
 }
+
+# No session of ours (unless another is active, LTTng-UST only queues the probes: lazy
+# registration): 600 undefines.
+run idle idle
+echo "idle: 200 rounds of 3 providers x 10 events defined in one call and undefined"
 
 for what in versions threads loop; do
     session "$what" 'Dyn_Undef*'
