@@ -16,9 +16,12 @@ import bt2  # noqa: E402
 def check_versions(trace, pid):
     """Version A's 3 events, nothing from the stale handle, version B's 3 events, in order."""
     got = [(name, fields(p)) for name, p, _ in events(trace, pid)]
-    want = [("Dyn_UndefV:E", {"n": -i, "s": f"a{i}"}) for i in (1, 2, 3)]
-    want += [("Dyn_UndefV:E", {"d": i + 0.5, "x": 0xABC0 + i, "w": "v\u00e9\U0001F600"})
-             for i in (1, 2, 3)]
+    def boolean(v):
+        return (1, ["true"]) if v else (0, ["false"])
+
+    want = [("Dyn_UndefV:E", {"n": -i, "s": f"a{i}", "b": boolean(i % 2)}) for i in (1, 2, 3)]
+    want += [("Dyn_UndefV:E", {"d": i + 0.5, "x": 0xABC0 + i, "b": boolean(i % 2 == 0),
+                               "w": "v\u00e9\U0001F600"}) for i in (1, 2, 3)]
     if got != want:
         sys.exit(f"FAIL: versions: got {got}\nwant {want}")
     return "A x3, B x3, no stale event"

@@ -35,10 +35,13 @@ static double now_ms(void)
 
 /* ---- versions: A written, undefined, stale writes, B defined with other types, written ------- */
 
+/* Both with a BOOL: its enumeration, named after the provider, is registered again. */
 static const palev_field fields_a[] = { { "n", PALEV_TYPE_INT32, 0 },
-                                        { "s", PALEV_TYPE_STRING, 0 } };
+                                        { "s", PALEV_TYPE_STRING, 0 },
+                                        { "b", PALEV_TYPE_BOOL, 0 } };
 static const palev_field fields_b[] = { { "d", PALEV_TYPE_DOUBLE, 0 },
                                         { "x", PALEV_TYPE_UINT64, PALEV_FIELD_HEX },
+                                        { "b", PALEV_TYPE_BOOL, 0 },
                                         { "w", PALEV_TYPE_STRING16, 0 } };
 
 /* The errnos a real process gives, a generated provider's name loaded among them. */
@@ -67,11 +70,11 @@ static int scenario_versions(void)
     char s[16];
 
     undefine_errors();
-    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_a, 2, &a) == 0);
+    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_a, 3, &a) == 0);
     EXPECT(palev_event_enabled(a));
     for (int i = 1; i <= 3; i++) {
         snprintf(s, sizeof(s), "a%d", i);
-        EXPECT(PALEV_EVENT_WRITE(a, -i, s) == 0);
+        EXPECT(PALEV_EVENT_WRITE(a, -i, s, i % 2) == 0);
     }
     EXPECT(palev_event_undefine_provider("Dyn_UndefV") == 0);
     EXPECT(palev_event_undefine_provider("Dyn_UndefV") == -ENOENT);
@@ -79,20 +82,21 @@ static int scenario_versions(void)
     /* The stale handle: never enabled again, writes record nothing. */
     EXPECT(!palev_event_enabled(a));
     for (int i = 0; i < 10; i++) {
-        palev_value v[2] = { { .v.i = 666 }, { .v.s = "stale", .len = PALEV_NUL_TERMINATED } };
+        palev_value v[3] = { { .v.i = 666 }, { .v.s = "stale", .len = PALEV_NUL_TERMINATED },
+                             { .v.u = 1 } };
 
-        EXPECT(PALEV_EVENT_WRITE(a, 666, "stale") == 0);
-        EXPECT(palev_event_writef(a, 666, "stale") == 0);
-        EXPECT(palev_event_write(a, v, 2) == 0);
+        EXPECT(PALEV_EVENT_WRITE(a, 666, "stale", 1) == 0);
+        EXPECT(palev_event_writef(a, 666, "stale", 1) == 0);
+        EXPECT(palev_event_write(a, v, 3) == 0);
     }
     /* The same name, other fields: a new event, recorded at once by the wildcard. */
-    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_b, 3, &b) == 0);
+    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_b, 4, &b) == 0);
     EXPECT(b != a && palev_event_lookup("Dyn_UndefV", "E") == b);
-    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_a, 2, &again) == -EEXIST);
+    EXPECT(palev_event_define("Dyn_UndefV", "E", 4, 0, fields_a, 3, &again) == -EEXIST);
     EXPECT(palev_event_enabled(b) && !palev_event_enabled(a));
     for (int i = 1; i <= 3; i++)
-        EXPECT(PALEV_EVENT_WRITE(b, i + 0.5, (uint64_t)0xabc0 + i, w) == 0);
-    EXPECT(PALEV_EVENT_WRITE(a, 666, "stale") == 0);
+        EXPECT(PALEV_EVENT_WRITE(b, i + 0.5, (uint64_t)0xabc0 + i, i % 2 == 0, w) == 0);
+    EXPECT(PALEV_EVENT_WRITE(a, 666, "stale", 1) == 0);
     return failed;
 }
 

@@ -6,7 +6,8 @@
 # read with their exact values); undefined while 4 threads write through the handle (the host
 # exits 0, only whole events, none written after the call returned); 200 define/write/undefine
 # rounds (every event in order, LTTng holding 2 versions, not 200; the heap kept per round);
-# and with no session, 200 rounds of 3 providers defined in one call and undefined.
+# the same rounds with LTTNG_UST_DEBUG=1, not one "Error:" from LTTng-UST; and with no session,
+# 200 rounds of 3 providers defined in one call and undefined.
 # usage: undefine.sh UNDEF_HOST WORKDIR
 set -u
 host=$1 work=$2
@@ -62,4 +63,14 @@ for what in versions threads loop; do
     check "$what" "$work/$what" "$pid"
     cat "$what.out"
 done
+# The rounds again with LTTng-UST's debug output: not one "Error:" from it in 200 rounds.
+session loopdbg 'Dyn_Undef*'
+LTTNG_UST_DEBUG=1 run loopdbg loop
+palev_session_stop "$tag-loopdbg"
+check loop "$work/loopdbg" "$pid"
+grep -q 'registered probe Dyn_UndefL' loopdbg.err || palev_fail "loopdbg: no LTTng-UST debug output"
+if grep -F 'Error:' loopdbg.err >&2; then
+    palev_fail "loopdbg: LTTng-UST reported errors"
+fi
+echo "loopdbg: 200 rounds, no LTTng-UST error"
 echo "PASS: undefine"
