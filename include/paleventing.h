@@ -221,7 +221,8 @@ PALEV_API int palev_provider_is_enabled(const palev_provider *provider, uint8_t 
  * enabled by name or wildcard, selected by --loglevel, filtered by field value, read back by
  * babeltrace2 like generated events. See docs/dynamic-events.md.
  *
- * An event is defined once (a mutex is taken) and lives until the process exits. Writing is
+ * An event is defined once (a mutex is taken) and lives until the process exits or its provider
+ * is undefined (palev_event_undefine_provider()). Writing is
  * lock-free and allocation-free while converted text (UTF-16 strings, GUIDs, float arrays) fits
  * 4096 bytes per event (PALEV_SCRATCH_STACK_SIZE). Without LTTng (PALEV_LTTNG=0, liblttng-ust absent),
  * definitions still succeed and nothing is ever recorded.
@@ -303,9 +304,9 @@ typedef struct palev_event palev_event;
  * generated events: 0 EMERG, 1 CRIT, 2 ERR, 3 WARNING, 4 INFO, 5 and above DEBUG) and keywords,
  * and register it with LTTng: a session already recording a matching name or wildcard records it
  * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). On success *event is the handle, valid until
- * the process exits. Defining the same provider, name, level, keywords and fields again returns
+ * the process exits (also after palev_event_undefine_provider(): it then records nothing). Defining the same provider, name, level, keywords and fields again returns
  * the same handle; the same provider and name with anything else is -EEXIST (define a new name,
- * e.g. Tick_V2, for a new version). -EBUSY: the provider name belongs to a generated provider
+ * e.g. Tick_V2, for a new version, or undefine the provider first). -EBUSY: the provider name belongs to a generated provider
  * registered in this process, or is "Paleventing". Also -EINVAL (NULL argument, unknown type,
  * bad flags, duplicate field name), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM,
  * -ECANCELED after palev_fini(). On failure *event (when event is not NULL) is a handle that is
@@ -341,6 +342,26 @@ PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
  * allocation-free (an RCU-published table; a define may run meanwhile): meant for hot paths
  * that hold names, not handles. About 15 ns with 10 000 events defined. Thread-safe. */
 PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name);
+
+/* Undefine every dynamic event of `provider`, whatever define call made it: they leave LTTng-UST
+ * (a session stops recording them) and the lookup table, and their names can be defined again,
+ * with the same or other fields (a new event: sessions recording a matching name or wildcard
+ * record it at once; a trace then holds both versions, each read with its own fields). The
+ * unit is the provider: a provider's events defined in one call are one LTTng probe.
+ * Handles given out before stay valid forever: palev_event_enabled() reads 0 for good, and
+ * palev_event_write()/palev_event_writef()/PALEV_EVENT_WRITE() record nothing and return 0,
+ * even from threads writing through them while this runs. Once it returns, nothing more is
+ * recorded into the old events: it waits for writes already under way (an LTTng-UST
+ * RCU grace period, a few milliseconds while sessions record). The old events' memory is
+ * never freed (that is what keeps their handles safe): about 400 bytes plus 150 per field per
+ * event, lookup table included, kept until the process exits; a host redefining in a loop
+ * grows by that much per round (docs/dynamic-events.md).
+ * Returns 0; -ENOENT when the provider has no dynamic event (never defined, or undefined
+ * already); -EINVAL for a NULL provider or a name that is not [A-Za-z_][A-Za-z0-9_]*; -EBUSY
+ * for "Paleventing" or a generated provider's name (not dynamic: never removed); -ECANCELED
+ * after palev_fini(). Takes the definitions' mutex; never call it from a probe or a write.
+ * Thread-safe. */
+PALEV_API int palev_event_undefine_provider(const char *provider);
 
 /* Record the event with `count` values, one per field in definition order. Returns 0 (recorded,
  * or nobody listens: then nothing is read), -EINVAL for a NULL event, or, when the event would

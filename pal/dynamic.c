@@ -10,6 +10,7 @@
  * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
 #define _LGPL_SOURCE
 #include <urcu/pointer.h>
+#include <urcu/system.h>
 
 #include "dynamic.h"
 
@@ -20,22 +21,42 @@ _Static_assert(offsetof(struct lttng_ust_tracepoint, state) == PALEV_EVENT_STATE
 
 struct palev__ust_api palev__ust;
 
+/* A registered probe, on the list of its state: live (its events defined) or gone (undefined,
+ * kept so that stale handles stay valid). */
+struct probe_rec {
+    struct probe_rec *next;
+    struct palev__probe p;      /* last: its events and call sites follow it */
+};
+
 static struct {
     pthread_mutex_t lock;
     struct table *table;        /* RCU-published (registry below) */
     int ust_state;              /* 0 not looked up yet, 1 found, -1 absent */
-} reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+    struct probe_rec *live, *gone;
+} reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
 
 /* The handle a failed definition gives: never enabled, no field. */
 static struct palev_event event_off;
 
+/* What an undefined event's slot holds: a name length no lookup has, so probing steps over it. */
+static struct palev_event event_gone = { .name_len = SIZE_MAX };
+
+/* liblttng-ust's unregistration, looked up with the registration (ust_ready()). */
+static struct {
+    void (*probe_unregister)(struct lttng_ust_registered_probe *);
+    int (*module_unregister)(struct lttng_ust_tracepoint *const *start);
+} ust_gone;
+
 /* ---- the registry --------------------------------------------------------------------- */
 
 /* Open addressing, linear probing, at most half full. Readers take no lock: a slot's event is
- * published with rcu_assign_pointer() after its hash, and a grown table replaces the old one
- * with rcu_assign_pointer() once filled. Events are never removed, and a retired table is kept
- * (not freed), so a reader still probing it stays safe without waiting for grace periods: the
- * retired tables together are smaller than the current one. */
+ * published with rcu_assign_pointer() after its hash, and a rebuilt table replaces the old one
+ * with rcu_assign_pointer() once filled. An undefined event's slot becomes event_gone (a
+ * tombstone, reused by a later definition): a slot once used is never empty again, so no probe
+ * chain breaks under a reader. A retired table is kept (not freed), so a reader still probing it
+ * stays safe without waiting for grace periods. A rebuild leaves the table at most a third full
+ * and comes only when it is half full again, so the retired tables cost at most about 100 bytes
+ * per definition ever made. */
 struct slot {
     uint64_t hash;
     struct palev_event *ev;
@@ -43,7 +64,8 @@ struct slot {
 
 struct table {
     size_t mask;                /* slots - 1 */
-    size_t fill;
+    size_t fill;                /* slots used: events and tombstones */
+    size_t live;                /* events */
     struct table *retired;      /* the table it replaced */
     struct slot slot[];
 };
@@ -126,32 +148,45 @@ static struct table *table_new(size_t slots)
     return t;
 }
 
+/* Into the first free slot or tombstone of its chain (its name is in no slot). */
 static void table_put(struct table *t, struct palev_event *ev)
 {
     size_t i = ev->hash & t->mask;
 
-    while (t->slot[i].ev)
+    while (t->slot[i].ev && t->slot[i].ev != &event_gone)
         i = (i + 1) & t->mask;
+    t->fill += !t->slot[i].ev;
+    t->live++;
     t->slot[i].hash = ev->hash;
     rcu_assign_pointer(t->slot[i].ev, ev);
-    t->fill++;
 }
 
-/* Under the lock: room for `more` events, the table grown (and published) to stay at most half
- * full. */
+/* Under the lock: the slot of `ev` becomes a tombstone. */
+static void table_remove(struct table *t, const struct palev_event *ev)
+{
+    size_t i = ev->hash & t->mask;
+
+    while (t->slot[i].ev != ev)
+        i = (i + 1) & t->mask;
+    rcu_assign_pointer(t->slot[i].ev, &event_gone);
+    t->live--;
+}
+
+/* Under the lock: room for `more` events. When they would make the table more than half full
+ * (tombstones included), a new one at most a third full, without tombstones, is published. */
 static int table_room(size_t more)
 {
     struct table *old = reg.table, *t;
-    size_t slots = old ? old->mask + 1 : 1024, fill = old ? old->fill : 0;
+    size_t slots = 1024, live = old ? old->live : 0;
 
-    while ((fill + more) * 2 > slots)
-        slots *= 2;
-    if (old && slots == old->mask + 1)
+    if (old && (old->fill + more) * 2 <= old->mask + 1)
         return 0;
+    while ((live + more) * 3 > slots)
+        slots *= 2;
     if (!(t = table_new(slots)))
         return -ENOMEM;
     for (size_t i = 0; old && i <= old->mask; i++)
-        if (old->slot[i].ev)
+        if (old->slot[i].ev && old->slot[i].ev != &event_gone)
             table_put(t, old->slot[i].ev);
     t->retired = old;
     rcu_assign_pointer(reg.table, t);
@@ -202,6 +237,9 @@ static int ust_ready(void)
     *(void **)&palev__ust.rcu_read_lock = sym(tp, "lttng_ust_tp_rcu_read_lock", &missing);
     *(void **)&palev__ust.rcu_read_unlock = sym(tp, "lttng_ust_tp_rcu_read_unlock", &missing);
     *(void **)&palev__ust.rcu_dereference = sym(tp, "lttng_ust_tp_rcu_dereference_sym", &missing);
+    *(void **)&ust_gone.probe_unregister = sym(ust, "lttng_ust_probe_unregister", &missing);
+    *(void **)&ust_gone.module_unregister =
+        sym(tp, "lttng_ust_tracepoint_module_unregister", &missing);
     reg.ust_state = missing ? -1 : 1;
     return !missing;
 }
@@ -270,15 +308,17 @@ static void fail_items(struct batch *b, size_t from, size_t to, int err)
         b->res[b->items[k].index] = err;
 }
 
-/* The probe that will hold up to `count` new events of one provider. */
+/* The probe that will hold up to `count` new events of one provider (in a probe_rec). */
 static struct palev__probe *probe_new(size_t count)
 {
-    size_t size = sizeof(struct palev__probe) + count * (sizeof(void *) * 2);
-    struct palev__probe *p = palev__malloc(size);
+    size_t size = sizeof(struct probe_rec) + count * (sizeof(void *) * 2);
+    struct probe_rec *r = palev__malloc(size);
+    struct palev__probe *p;
 
-    if (!p)
+    if (!r)
         return NULL;
-    memset(p, 0, size);
+    memset(r, 0, size);
+    p = &r->p;
     p->events = (const struct lttng_ust_event_desc **)(void *)(p + 1);
     p->tps = (struct lttng_ust_tracepoint **)(void *)(p->events + count);
     p->desc = (struct lttng_ust_probe_desc){
@@ -334,12 +374,14 @@ static void define_provider(struct batch *b, size_t from, size_t to)
             b->events[b->items[k].index] = holder;
     }
     if (!p || p->desc.nr_events == 0) {
-        free(p);
+        free(p ? caa_container_of(p, struct probe_rec, p) : NULL);
         return;
     }
     ust_register(p);
     for (unsigned i = 0; i < p->desc.nr_events; i++)
         table_put(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
+    caa_container_of(p, struct probe_rec, p)->next = reg.live;
+    reg.live = caa_container_of(p, struct probe_rec, p);
 }
 
 static void define_locked(struct batch *b)
@@ -424,4 +466,61 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
     const palev_event_def d = { provider, name, level, keywords, fields, count };
 
     return event ? palev_event_define_many(&d, 1, event, NULL) : -EINVAL;
+}
+
+/* ---- undefine ------------------------------------------------------------------------- */
+
+/* Under the lock: one probe's events out of the registry and out of LTTng. The call sites go
+ * first (LTTng-UST sets their state to 0 and their probe lists to NULL), then the probe:
+ * lttng_ust_probe_unregister() waits for a grace period of the tracepoint RCU that the write
+ * path reads under, so no probe of these events runs once it returns. Their memory is kept. */
+static void undefine_probe(struct palev__probe *p)
+{
+    for (unsigned i = 0; i < p->desc.nr_events; i++)
+        table_remove(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
+    if (p->reg) {
+        ust_gone.module_unregister(p->tps);
+        ust_gone.probe_unregister(p->reg);
+        p->reg = NULL;
+    }
+    for (unsigned i = 0; i < p->desc.nr_events; i++) {
+        CMM_STORE_SHARED(p->tps[i]->state, 0);
+        CMM_STORE_SHARED(p->tps[i]->probes, NULL);
+    }
+}
+
+/* Under the lock: every live probe of `provider` undefined and moved to the gone list. */
+static int undefine_locked(const char *provider)
+{
+    struct probe_rec **at = &reg.live, *r;
+    int found = 0;
+
+    if (palev__finished())
+        return -ECANCELED;
+    while ((r = *at) != NULL) {
+        if (strcmp(r->p.desc.provider_name, provider) != 0) {
+            at = &r->next;
+            continue;
+        }
+        undefine_probe(&r->p);
+        *at = r->next;
+        r->next = reg.gone;
+        reg.gone = r;
+        found = 1;
+    }
+    return found ? 0 : -ENOENT;
+}
+
+PALEV_API int palev_event_undefine_provider(const char *provider)
+{
+    int ret = palev__dyn_check_provider(provider);
+
+    if (ret == 0)
+        ret = check_provider(provider);
+    if (ret)
+        return ret;
+    pthread_mutex_lock(&reg.lock);
+    ret = undefine_locked(provider);
+    pthread_mutex_unlock(&reg.lock);
+    return ret;
 }

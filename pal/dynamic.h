@@ -94,6 +94,9 @@ struct palev_event {
 /* What a definition alone decides, its names and fields: 0 or a negative errno (dyndesc.c). */
 int palev__dyn_check(const palev_event_def *d);
 
+/* A provider name as palev_event_undefine_provider() takes it: 0 or -EINVAL (dyndesc.c). */
+int palev__dyn_check_provider(const char *provider);
+
 /* The event of a checked definition, its LTTng-UST descriptors built in one allocation for the
  * probe `probe` (not registered yet; hash left to the registry), or NULL out of memory. */
 struct palev_event *palev__dyn_build(const palev_event_def *d,

@@ -62,6 +62,16 @@ static int check_names(const char *provider, const char *name)
     return 0;
 }
 
+int palev__dyn_check_provider(const char *provider)
+{
+    if (!ident_ok(provider)) {
+        palev__debug("provider not undefined: provider=\"%s\", reason=\"names are "
+                     "[A-Za-z_][A-Za-z0-9_]*\"", provider ? provider : "(null)");
+        return -EINVAL;
+    }
+    return 0;
+}
+
 static int check_field(const palev_field *f)
 {
     const struct type_info *t;

@@ -14,7 +14,8 @@ static const struct {
                "that is not 1 to 255 characters of [A-Za-z0-9_]), a NULL EventSource source or "
                "name, invalid JSON, a bad json_pack format or argument, or a dynamic event with "
                "a bad name, type or flags or the wrong number of values" },
-    { -ENOENT, "probe provider could not be loaded; tracing of this provider is off" },
+    { -ENOENT, "probe provider could not be loaded; tracing of this provider is off (from "
+               "palev_event_undefine_provider(): the provider has no dynamic event)" },
     { -ECANCELED, "loading probe providers is disabled (PALEV_LTTNG=0, or palev_fini() was "
                   "called)" },
     { -ENOMEM, "out of memory" },
@@ -23,7 +24,7 @@ static const struct {
     { -EEXIST, "a dynamic event of that provider and name is defined with other fields, level or "
                "keywords" },
     { -EBUSY, "the provider name of a dynamic event belongs to a generated provider or is "
-              "\"Paleventing\"" },
+              "\"Paleventing\" (neither can be defined or undefined)" },
     { -E2BIG, "too many fields for a dynamic event (PALEV_EVENT_MAX_FIELDS)" },
     { -ENAMETOOLONG, "a dynamic event's provider:name or field name is too long for LTTng" },
 };

@@ -2,7 +2,8 @@
 /* libFuzzer target: dynamic event definitions (names, types, flags, counts), one by one or several
  * in one palev_event_define_many() call, against an independent validity rule, then writes of
  * fuzzed values through the real probe into a stand-in ring buffer that checks every byte written
- * lands inside the size the probe reserved and that the whole reservation is filled. */
+ * lands inside the size the probe reserved and that the whole reservation is filled; and
+ * palev_event_undefine_provider() of fuzzed names, checked against the handles given out. */
 #include "dynamic.h"
 
 #include <errno.h>
@@ -250,6 +251,54 @@ static int too_many(const struct def *b)
     return b->want == 0 && !palev_event_lookup(b->prov, b->name) && defined >= MAX_DEFINED;
 }
 
+/* The last handles given out, live until their provider is undefined (then removed). */
+#define KEPT 64
+static struct kept {
+    char prov[256], name[256];
+    palev_event *ev;
+} kept[KEPT];
+static size_t kept_next;
+
+static void keep(const struct def *b, palev_event *ev)
+{
+    struct kept *k = &kept[kept_next++ % KEPT];
+
+    strcpy(k->prov, b->prov);
+    strcpy(k->name, b->name);
+    k->ev = ev;
+}
+
+/* Undefine a fuzzed provider name: -EINVAL, -EBUSY, or 0 exactly when a kept handle is of it;
+ * after 0, its kept handles are not found, never enabled, and write nothing. */
+static void undefine(struct in *in)
+{
+    char prov[300];
+    int got, had = 0;
+
+    text(in, prov, byte(in) & 1 ? 255 : 12);
+    got = palev_event_undefine_provider(prov);
+    for (size_t i = 0; i < KEPT; i++)
+        had |= kept[i].ev && strcmp(kept[i].prov, prov) == 0;
+    if (!ident(prov)) {
+        CHECK(got == -EINVAL);
+        return;
+    }
+    if (strcmp(prov, "Paleventing") == 0) {
+        CHECK(got == -EBUSY);
+        return;
+    }
+    CHECK(got == 0 || got == -ENOENT);
+    CHECK(!had || got == 0);
+    for (size_t i = 0; got == 0 && i < KEPT; i++) {
+        if (!kept[i].ev || strcmp(kept[i].prov, prov) != 0)
+            continue;
+        CHECK(palev_event_lookup(prov, kept[i].name) == NULL);
+        CHECK(!palev_event_enabled(kept[i].ev));
+        CHECK(palev_event_write(kept[i].ev, NULL, 0) == 0);
+        kept[i].ev = NULL;
+    }
+}
+
 static void one_def(struct in *in, struct def *b)
 {
     palev_event *ev = NULL;
@@ -267,6 +316,7 @@ static void one_def(struct in *in, struct def *b)
     }
     defined++;
     CHECK(palev_event_lookup(b->prov, b->name) == ev);
+    keep(b, ev);
     write_event(in, ev, b->f, b->d.field_count);
 }
 
@@ -295,6 +345,7 @@ static void many_defs(struct in *in, struct def *b, size_t k)
         }
         defined++;
         CHECK(palev_event_lookup(b[i].prov, b[i].name) == ev[i]);
+        keep(&b[i], ev[i]);
         for (size_t j = 0; j < i; j++)
             CHECK(err[j] != 0 || strcmp(b[j].prov, b[i].prov) || strcmp(b[j].name, b[i].name) ||
                   ev[j] == ev[i]);
@@ -305,14 +356,18 @@ static void many_defs(struct in *in, struct def *b, size_t k)
             write_event(in, ev[i], b[i].f, b[i].d.field_count);
 }
 
-/* The first byte: 0 (and 4, 8, ...) palev_event_define(), else a define call of that many. */
+/* The first byte: with its high bit, an undefine; else 0 (and 4, 8, ...) palev_event_define(),
+ * else a define call of that many. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct def defs[MAX_BATCH];
     struct in in = { data, size };
-    size_t k = byte(&in) % MAX_BATCH;
+    uint8_t op = byte(&in);
+    size_t k = op % MAX_BATCH;
 
-    if (k == 0)
+    if (op & 0x80)
+        undefine(&in);
+    else if (k == 0)
         one_def(&in, &defs[0]);
     else
         many_defs(&in, defs, k);

@@ -201,6 +201,84 @@ static void test_many_out_of_memory(void **state)
     assert_ptr_equal(palev_event_lookup("Unit_ManyOom", "E02"), ev[2]);
 }
 
+/* palev_event_undefine_provider(): every event of the provider gone from lookup, its names free
+ * for other fields, its stale handles writing nothing; other providers untouched. */
+static void test_undefine(void **state)
+{
+    static const palev_field other[] = { { "x", PALEV_TYPE_DOUBLE, 0 } };
+    const palev_event_def defs[2] = { { "Unit_Undef", "A", 4, 0, two, 2 },
+                                      { "Unit_Undef", "B", 4, 0, two, 2 } };
+    palev_event *ev[2], *c, *keep, *again;
+
+    (void)state;
+    assert_int_equal(palev_event_define_many(defs, 2, ev, NULL), 0);
+    assert_int_equal(palev_event_define("Unit_Undef", "C", 4, 0, two, 2, &c), 0);
+    assert_int_equal(palev_event_define("Unit_Undef2", "A", 4, 0, two, 2, &keep), 0);
+    assert_int_equal(palev_event_define("Unit_Undef", "A", 4, 0, other, 1, &again), -EEXIST);
+    assert_int_equal(palev_event_undefine_provider("Unit_Undef"), 0);
+    assert_null(palev_event_lookup("Unit_Undef", "A"));
+    assert_null(palev_event_lookup("Unit_Undef", "B"));
+    assert_null(palev_event_lookup("Unit_Undef", "C"));
+    assert_ptr_equal(palev_event_lookup("Unit_Undef2", "A"), keep);
+    assert_false(palev_event_enabled(ev[0]));
+    assert_int_equal(PALEV_EVENT_WRITE(ev[0], 1, "x"), 0);
+    assert_int_equal(palev_event_writef(c, 1, "x"), 0);
+    assert_int_equal(palev_event_undefine_provider("Unit_Undef"), -ENOENT);
+    /* The same name with other fields: a new handle, found by lookup. */
+    assert_int_equal(palev_event_define("Unit_Undef", "A", 4, 0, other, 1, &again), 0);
+    assert_ptr_not_equal(again, ev[0]);
+    assert_ptr_equal(palev_event_lookup("Unit_Undef", "A"), again);
+    assert_int_equal(PALEV_EVENT_WRITE(again, 2.5), 0);
+    assert_int_equal(palev_event_undefine_provider("Unit_Undef"), 0);
+    assert_int_equal(palev_event_undefine_provider("Unit_Undef2"), 0);
+    assert_null(palev_event_lookup("Unit_Undef2", "A"));
+}
+
+/* The errnos: -EINVAL for a bad name, -ENOENT for no dynamic event, -EBUSY for Paleventing. */
+static void test_undefine_errors(void **state)
+{
+    (void)state;
+    assert_int_equal(palev_event_undefine_provider(NULL), -EINVAL);
+    assert_int_equal(palev_event_undefine_provider(""), -EINVAL);
+    assert_int_equal(palev_event_undefine_provider("Bad-Name"), -EINVAL);
+    assert_int_equal(palev_event_undefine_provider("9Unit"), -EINVAL);
+    assert_int_equal(palev_event_undefine_provider("Unit_Never"), -ENOENT);
+    /* A prefix or an extension of a defined provider is another provider. */
+    assert_int_equal(palev_event_undefine_provider("Unit_Grow"), -ENOENT);
+    assert_int_equal(palev_event_undefine_provider("Unit_Grow10"), 0);
+    assert_int_equal(palev_event_undefine_provider("Unit_Grow100"), -ENOENT);
+    assert_int_equal(palev_event_undefine_provider("Paleventing"), -EBUSY);
+}
+
+/* Define and undefine 3000 rounds of 7 events among 5000 that stay: tombstones are reused or
+ * swept, every live event stays findable, every undefined one is gone. */
+static void test_undefine_cycles(void **state)
+{
+    static palev_event *live[5000];
+    char prov[32], name[32];
+    palev_event *ev;
+
+    (void)state;
+    for (unsigned i = 0; i < 5000; i++) {
+        snprintf(name, sizeof(name), "Event%u", i);
+        assert_int_equal(palev_event_define("Unit_Stay", name, 4, 0, two, 2, &live[i]), 0);
+    }
+    for (unsigned r = 0; r < 3000; r++) {
+        snprintf(prov, sizeof(prov), "Unit_Cycle%u", r % 3 ? r : 0);
+        for (unsigned k = 0; k < 7; k++) {
+            snprintf(name, sizeof(name), "E%u", k);
+            assert_int_equal(palev_event_define(prov, name, 4, 0, two, 2 - r % 2, &ev), 0);
+            assert_ptr_equal(palev_event_lookup(prov, name), ev);
+        }
+        assert_int_equal(palev_event_undefine_provider(prov), 0);
+        assert_null(palev_event_lookup(prov, "E3"));
+    }
+    for (unsigned i = 0; i < 5000; i++) {
+        snprintf(name, sizeof(name), "Event%u", i);
+        assert_ptr_equal(palev_event_lookup("Unit_Stay", name), live[i]);
+    }
+}
+
 /* After palev_fini(): -ECANCELED, an existing definition still found. Runs last. */
 static void test_after_fini(void **state)
 {
@@ -221,6 +299,8 @@ static void test_after_fini(void **state)
         assert_int_equal(err[1], -EINVAL);
     }
     assert_non_null(palev_event_lookup("Unit_Oom", "E"));
+    assert_int_equal(palev_event_undefine_provider("Unit_Oom"), -ECANCELED);
+    assert_non_null(palev_event_lookup("Unit_Oom", "E"));
 }
 
 int main(void)
@@ -231,6 +311,9 @@ int main(void)
         cmocka_unit_test(test_many_partial),
         cmocka_unit_test(test_many_large),
         cmocka_unit_test(test_many_out_of_memory),
+        cmocka_unit_test(test_undefine),
+        cmocka_unit_test(test_undefine_errors),
+        cmocka_unit_test(test_undefine_cycles),
         cmocka_unit_test(test_after_fini),
     };
 

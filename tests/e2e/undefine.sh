@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# palev_event_undefine_provider() end to end, in real sessions recording a matching wildcard,
+# read back by undef_check.py (bt2): an event written, undefined, written through its stale
+# handle (nothing recorded), defined again with other field types and written (both versions
+# read with their exact values); undefined while 4 threads write through the handle (the host
+# exits 0, only whole events, none written after the call returned); 200 define/write/undefine
+# rounds (every event in order, LTTng holding 2 versions, not 200; the heap kept per round);
+# the same rounds with LTTNG_UST_DEBUG=1, not one "Error:" from LTTng-UST; and with no session,
+# 200 rounds of 3 providers defined in one call and undefined.
+# usage: undefine.sh UNDEF_HOST WORKDIR
+set -u
+host=$1 work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+palev_require_sessiond
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import bt2' ||
+    palev_fail "/usr/bin/python3 with the bt2 module (python3-bt2) is needed"
+rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
+cd "$work" || exit 1
+unset PALEV_LTTNG PALEV_DEBUG PALEV_PROVIDER_PATH
+tag=undef-$$
+
+# run NAME ARGS... : run the host, fail unless it exits 0; sets $pid.
+run() {
+    local name=$1
+    shift
+    "$host" "$@" > "$name.out" 2> "$name.err" &
+    pid=$!
+    wait $pid && return 0
+    rc=$?
+    cat "$name.err" >&2
+    palev_fail "$name: undef_host $* exited $rc"
+}
+
+check() {
+    /usr/bin/python3 "$here/undef_check.py" "$@" || palev_fail "undef_check.py $*"
+}
+
+# session NAME EVENT : a started session recording one rule, as dynamic.sh sets it up.
+session() {
+    local name=$tag-$1 ev=$2
+    lttng destroy "$name" >/dev/null 2>&1
+    lttng create "$name" --output="$work/$1" >/dev/null || palev_fail "lttng create"
+    PALEV_SESSIONS="$PALEV_SESSIONS $name"
+    lttng enable-channel -u -s "$name" --subbuf-size=4M --num-subbuf=4 ch >/dev/null ||
+        palev_fail "lttng enable-channel"
+    lttng add-context -u -s "$name" -c ch -t vpid >/dev/null || palev_fail "lttng add-context"
+    lttng track -u -s "$name" --vuid="$(id -u)" >/dev/null || palev_fail "lttng track --vuid"
+    lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
+    lttng start "$name" >/dev/null || palev_fail "lttng start"
+}
+
+# No session of ours (unless another is active, LTTng-UST only queues the probes: lazy
+# registration): 600 undefines.
+run idle idle
+echo "idle: 200 rounds of 3 providers x 10 events defined in one call and undefined"
+
+for what in versions threads loop; do
+    session "$what" 'Dyn_Undef*'
+    run "$what" "$what"
+    palev_session_stop "$tag-$what"
+    check "$what" "$work/$what" "$pid"
+    cat "$what.out"
+done
+# The rounds again with LTTng-UST's debug output: not one "Error:" from it in 200 rounds.
+session loopdbg 'Dyn_Undef*'
+LTTNG_UST_DEBUG=1 run loopdbg loop
+palev_session_stop "$tag-loopdbg"
+check loop "$work/loopdbg" "$pid"
+grep -q 'registered probe Dyn_UndefL' loopdbg.err || palev_fail "loopdbg: no LTTng-UST debug output"
+if grep -F 'Error:' loopdbg.err >&2; then
+    palev_fail "loopdbg: LTTng-UST reported errors"
+fi
+echo "loopdbg: 200 rounds, no LTTng-UST error"
+echo "PASS: undefine"
