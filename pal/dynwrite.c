@@ -63,7 +63,7 @@ static void prepare(palev_scratch *sc, const struct palev__dfield *f, const pale
 }
 
 /* The call site's part of lttng_ust_tracepoint(): every probe connected to the event, under
- * LTTng-UST's tracepoint RCU, so that a session going away waits for us. */
+ * LTTng-UST's tracepoint RCU, so that a session going away (or an undefine) waits for us. */
 typedef void probe_fn(void *data, const struct palev_event *ev, const struct palev__prep *v);
 
 static void call_probes(const struct palev_event *ev, const struct palev__prep *prep)
@@ -76,6 +76,10 @@ static void call_probes(const struct palev_event *ev, const struct palev__prep *
         do {
             ((probe_fn *)(void *)probes->func)(probes->data, ev, prep);
         } while ((++probes)->func);
+        /* Its call stack while a session records Paleventing:Stack (docs/stacks.md), in the same
+         * read-side section: once palev_event_undefine_provider() has returned (its grace
+         * period waits for this section), neither the event nor its stack is recorded. */
+        palev__stack_after_event(ev->tp.provider_name, ev->tp.event_name);
     }
     palev__ust.rcu_read_unlock();
 }
@@ -91,8 +95,6 @@ static int fire(const struct palev_event *ev, const palev_value *values)
         prepare(&sc, &ev->fields[i], &values[i], &prep[i]);
     call_probes(ev, prep);
     palev_scratch_fini(&sc);
-    /* Followed by its call stack while a session records Paleventing:Stack (docs/stacks.md). */
-    palev__stack_after_event(ev->tp.provider_name, ev->tp.event_name);
     return 0;
 }
 
