@@ -3,6 +3,7 @@
  * the CodeRundown of it that a session starting later gets from a watcher thread. */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,7 @@ static void *watch(void *arg)
 {
     int was = 0;
 
-    (void)arg;
+    sem_post(arg);      /* started: watcher_start() may return */
     for (;;) {
         int on = RUNDOWN_STATE;
 
@@ -154,25 +155,33 @@ static void *watch(void *arg)
     return NULL;
 }
 
-/* Only in a process that loads code and can trace. The thread takes no signal of the host's. */
+/* Only in a process that loads code and can trace. The thread takes no signal of the host's.
+ * Returns once the thread runs: a host forking right after its first code load then finds no
+ * thread half-started (glibc's malloc is safe across fork() anyway; AddressSanitizer's
+ * allocator is not, and a child of a fork during a thread's start-up could hang in it). */
 static void watcher_start(void)
 {
     sigset_t all, old;
     pthread_attr_t attr;
     pthread_t thread;
+    sem_t started;
 
-    if (!live)
+    if (!live || sem_init(&started, 0, 0) != 0)
         return;
     sigfillset(&all);
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&thread, &attr, watch, NULL) == 0)
+    if (pthread_create(&thread, &attr, watch, &started) == 0) {
         pthread_setname_np(thread, "palev-rundown");
-    else
+        while (sem_wait(&started) != 0 && errno == EINTR)
+            ;
+    } else {
         palev__debug("no code rundown: the watcher thread could not be created");
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
+    sem_destroy(&started);
 }
 
 unsigned long palev__code_rundowns(void)
