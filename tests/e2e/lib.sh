@@ -31,6 +31,27 @@ trap palev_cleanup_sessions EXIT
 palev_session_start() {
     local name=$1 out=$2
     shift 2
+    palev_session_create "$name" "$out"
+    for ev in "$@"; do
+        lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
+    done
+    lttng start "$name" >/dev/null || palev_fail "lttng start"
+}
+
+# palev_session_rule NAME OUTDIR EVENT [lttng enable-event options...] : the same with one rule
+# taking options (--filter, --loglevel, ...).
+palev_session_rule() {
+    local name=$1 out=$2 ev=$3
+    shift 3
+    palev_session_create "$name" "$out"
+    lttng enable-event -u -s "$name" -c ch "$ev" "$@" >/dev/null ||
+        palev_fail "lttng enable-event $ev $*"
+    lttng start "$name" >/dev/null || palev_fail "lttng start"
+}
+
+# The session and its channel, not started (the two functions above).
+palev_session_create() {
+    local name=$1 out=$2
     lttng destroy "$name" >/dev/null 2>&1
     lttng create "$name" --output="$out" >/dev/null || palev_fail "lttng create $name"
     PALEV_SESSIONS="$PALEV_SESSIONS $name"
@@ -38,10 +59,19 @@ palev_session_start() {
         palev_fail "lttng enable-channel"
     lttng add-context -u -s "$name" -c ch -t vpid >/dev/null || palev_fail "lttng add-context"
     lttng track -u -s "$name" --vuid="$(id -u)" >/dev/null || palev_fail "lttng track --vuid"
-    for ev in "$@"; do
-        lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
-    done
-    lttng start "$name" >/dev/null || palev_fail "lttng start"
+}
+
+# palev_run_host HOST NAME ARGS... : run HOST ARGS in the background with its output in NAME.out
+# and NAME.err, wait, fail (showing NAME.err) unless it exits 0; sets pid.
+palev_run_host() {
+    local host=$1 name=$2 rc
+    shift 2
+    "$host" "$@" > "$name.out" 2> "$name.err" &
+    pid=$!
+    wait $pid && return 0
+    rc=$?
+    cat "$name.err" >&2
+    palev_fail "$name: $(basename "$host") $* exited $rc"
 }
 
 palev_session_stop() {

@@ -21,34 +21,19 @@ cd "$work" || exit 1
 unset PALEV_LTTNG PALEV_DEBUG PALEV_PROVIDER_PATH
 tag=undef-$$
 
-# run NAME ARGS... : run the host, fail unless it exits 0; sets $pid.
+# run NAME ARGS... : the host in the background, failing unless it exits 0; sets $pid.
 run() {
-    local name=$1
-    shift
-    "$host" "$@" > "$name.out" 2> "$name.err" &
-    pid=$!
-    wait $pid && return 0
-    rc=$?
-    cat "$name.err" >&2
-    palev_fail "$name: undef_host $* exited $rc"
+    palev_run_host "$host" "$@"
 }
 
 check() {
     /usr/bin/python3 "$here/undef_check.py" "$@" || palev_fail "undef_check.py $*"
 }
 
-# session NAME EVENT : a started session recording one rule, as dynamic.sh sets it up.
+# session NAME EVENT [lttng enable-event options...] : a started session recording one rule
+# into $work/NAME (tests/e2e/lib.sh).
 session() {
-    local name=$tag-$1 ev=$2
-    lttng destroy "$name" >/dev/null 2>&1
-    lttng create "$name" --output="$work/$1" >/dev/null || palev_fail "lttng create"
-    PALEV_SESSIONS="$PALEV_SESSIONS $name"
-    lttng enable-channel -u -s "$name" --subbuf-size=4M --num-subbuf=4 ch >/dev/null ||
-        palev_fail "lttng enable-channel"
-    lttng add-context -u -s "$name" -c ch -t vpid >/dev/null || palev_fail "lttng add-context"
-    lttng track -u -s "$name" --vuid="$(id -u)" >/dev/null || palev_fail "lttng track --vuid"
-    lttng enable-event -u -s "$name" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
-    lttng start "$name" >/dev/null || palev_fail "lttng start"
+    palev_session_rule "$tag-$1" "$work/$1" "$2" "${@:3}"
 }
 
 # No session of ours (unless another is active, LTTng-UST only queues the probes: lazy
