@@ -58,19 +58,36 @@ static int by_name(const void *a, const void *b)
     return strcmp((*(series *const *)a)->name, (*(series *const *)b)->name);
 }
 
+/* The text table's first column: as wide as the longest series name, 52 at least. */
+static int name_width(const counters *c)
+{
+    size_t w = 52;
+
+    for (unsigned i = 0; i < c->n; i++)
+        w = strlen(c->list[i]->name) > w ? strlen(c->list[i]->name) : w;
+    return w < 1024 ? (int)w : 1024;
+}
+
 static void print_all(counters *c)
 {
+    int w = name_width(c);
+
     qsort(c->list, c->n, sizeof(*c->list), by_name);
     if (c->tsv)
         puts("series\tsamples\tmin\tmean\tmax\tlast\trate_per_s");
     else
-        printf("%-52s %8s %12s %12s %12s %12s %12s\n", "series", "samples", "min", "mean", "max", "last", "change/s");
+        printf("%-*s %8s %12s %12s %12s %12s %12s\n", w, "series", "samples", "min", "mean", "max", "last", "change/s");
     for (unsigned i = 0; i < c->n; i++) {
         const pt_series *s = &c->list[i]->s;
         double span = (double)(s->last_ts - s->first_ts) / 1e9;
         double rate = span > 0 ? (s->vlast - s->vfirst) / span : 0;
-        printf(c->tsv ? "%s\t%llu\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\n" : "%-52s %8llu %12.6g %12.6g %12.6g %12.6g %12.6g\n",
-               c->list[i]->name, (unsigned long long)s->n, s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast, rate);
+
+        if (c->tsv)
+            printf("%s\t%llu\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\n", c->list[i]->name,
+                   (unsigned long long)s->n, s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast, rate);
+        else
+            printf("%-*s %8llu %12.6g %12.6g %12.6g %12.6g %12.6g\n", w, c->list[i]->name,
+                   (unsigned long long)s->n, s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast, rate);
     }
     if (!c->n && !c->tsv)
         puts("(no counter: no EventSource payload with numbers, no event whose fields are all numbers)");
