@@ -14,6 +14,12 @@ palev_require_sessiond() {
     pgrep -x lttng-sessiond >/dev/null || palev_fail "no lttng-sessiond runs (tests/run.sh starts one)"
 }
 
+# The bt2 oracles run under the system python, which must have the bt2 module.
+palev_require_bt2() {
+    [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import bt2' ||
+        palev_fail "/usr/bin/python3 with the bt2 module (python3-bt2) is needed"
+}
+
 PALEV_SESSIONS=""
 palev_cleanup_sessions() {
     for s in $PALEV_SESSIONS; do

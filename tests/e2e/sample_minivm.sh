@@ -10,8 +10,7 @@ minivm=$1 work=$2 jit=${3:-hot}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 palev_require_sessiond
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import bt2' ||
-    palev_fail "/usr/bin/python3 with the bt2 module (python3-bt2) is needed"
+palev_require_bt2
 rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
 unset PALEV_LTTNG PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER
 

@@ -14,8 +14,7 @@ host=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 palev_require_sessiond
-[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import bt2' ||
-    palev_fail "/usr/bin/python3 with the bt2 module (python3-bt2) is needed"
+palev_require_bt2
 rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
 cd "$work" || exit 1
 unset PALEV_LTTNG PALEV_DEBUG PALEV_PROVIDER_PATH
