@@ -327,6 +327,17 @@ static struct palev__probe *probe_new(size_t count)
     return p;
 }
 
+static struct probe_rec *rec_of(struct palev__probe *p)
+{
+    return caa_container_of(p, struct probe_rec, p);
+}
+
+/* The i-th event of a probe (its call site is the event's first member). */
+static struct palev_event *event_at(const struct palev__probe *p, unsigned i)
+{
+    return caa_container_of(p->tps[i], struct palev_event, tp);
+}
+
 /* Under the lock, one definition: the event that already holds its name (`*holder`: in the
  * registry, or new in this call), or a new one added to the probe. */
 static int define_one(const palev_event_def *d, struct palev__probe *p,
@@ -374,14 +385,14 @@ static void define_provider(struct batch *b, size_t from, size_t to)
             b->events[b->items[k].index] = holder;
     }
     if (!p || p->desc.nr_events == 0) {
-        free(p ? caa_container_of(p, struct probe_rec, p) : NULL);
+        free(p ? rec_of(p) : NULL);
         return;
     }
     ust_register(p);
     for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_put(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
-    caa_container_of(p, struct probe_rec, p)->next = reg.live;
-    reg.live = caa_container_of(p, struct probe_rec, p);
+        table_put(reg.table, event_at(p, i));
+    rec_of(p)->next = reg.live;
+    reg.live = rec_of(p);
 }
 
 static void define_locked(struct batch *b)
@@ -477,7 +488,7 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
 static void undefine_probe(struct palev__probe *p)
 {
     for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_remove(reg.table, caa_container_of(p->tps[i], struct palev_event, tp));
+        table_remove(reg.table, event_at(p, i));
     if (p->reg) {
         ust_gone.module_unregister(p->tps);
         ust_gone.probe_unregister(p->reg);
