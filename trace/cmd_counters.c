@@ -63,8 +63,11 @@ static int name_width(const counters *c)
 {
     size_t w = 52;
 
-    for (unsigned i = 0; i < c->n; i++)
-        w = strlen(c->list[i]->name) > w ? strlen(c->list[i]->name) : w;
+    for (unsigned i = 0; i < c->n; i++) {
+        size_t len = strlen(c->list[i]->name);
+
+        w = len > w ? len : w;
+    }
     return w < 1024 ? (int)w : 1024;
 }
 
