@@ -268,7 +268,6 @@ static void check_event(pg_provider *p, pg_event *e)
 static char *derive_name(const pg_event *e, int by_id)
 {
     pg_buf b = { 0 };
-    char *name;
 
     if (!by_id && e->task && e->task->value)
         pg_buf_puts(&b, pg_make_ident(e->task->name));
@@ -278,9 +277,7 @@ static char *derive_name(const pg_event *e, int by_id)
         pg_buf_printf(&b, "Event%llu", (unsigned long long)e->value);
     if (e->version || by_id == 2)
         pg_buf_printf(&b, "_V%llu", (unsigned long long)e->version);
-    name = pg_strdup(b.data);
-    pg_buf_free(&b);
-    return name;
+    return b.data;
 }
 
 static void name_events(pg_provider *p)

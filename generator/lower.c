@@ -82,11 +82,6 @@ void pg_template_leaves(const pg_template *t, pg_vec *leaves)
         walk(&t->fields, &top, leaves);
 }
 
-const char *pg_scalar_ctype(const pg_field *f)
-{
-    return f->type->ctype;
-}
-
 /* The C type of one element of an array, or of a scalar. */
 static const char *value_type(const pg_field *f, int in_struct)
 {
@@ -113,7 +108,6 @@ static void put_decl(pg_buf *b, const char *type, const char *name)
 char *pg_param_decl(const pg_field *f, const char *name, int in_struct)
 {
     pg_buf b = { 0 };
-    char *s;
 
     if (f->is_struct) {
         /* callers declare structs: their type name needs the provider and template */
@@ -132,9 +126,7 @@ char *pg_param_decl(const pg_field *f, const char *name, int in_struct)
     } else {
         put_decl(&b, value_type(f, in_struct), name);
     }
-    s = pg_strdup(b.data ? b.data : "");
-    pg_buf_free(&b);
-    return s;
+    return b.data ? b.data : pg_strdup("");
 }
 
 /* The declarations of a template's parameters, one string each. */
@@ -184,7 +176,6 @@ void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size
 char *pg_args(const pg_template *t)
 {
     pg_buf b = { 0 };
-    char *s;
 
     if (t) {
         PG_VEC_EACH(const pg_field, f, t->fields) {
@@ -195,9 +186,7 @@ char *pg_args(const pg_template *t)
                 pg_buf_printf(&b, ", %s_Length", f->cname);
         }
     }
-    s = pg_strdup(b.data ? b.data : "");
-    pg_buf_free(&b);
-    return s;
+    return b.data ? b.data : pg_strdup("");
 }
 
 static void emit_struct_type(pg_buf *b, const pg_template *t, const pg_field *s)

@@ -33,7 +33,6 @@ typedef struct pg_leaf {
 void pg_template_leaves(const pg_template *t, pg_vec *leaves);
 
 /* C types. */
-const char *pg_scalar_ctype(const pg_field *f);     /* storage type of an integer or float */
 char *pg_param_decl(const pg_field *f, const char *name, int in_struct);
 
 /* "head(lead..., the template's parameters)", "(void)" when there are none; one parameter per

@@ -123,7 +123,6 @@ static void name_arg_structs(const pg_provider *p)
 
         pg_emit_tp_template(p, t, &layout);
         t->args_type = pg_printf("%s_%08x", t->args_name, pg_fnv1a(layout.data, layout.len));
-        pg_buf_free(&layout);
     }
 }
 

@@ -211,7 +211,6 @@ static int run_usdt_args(const struct args *a, const pg_manifest *m)
     (void)a;
     pg_usdt_list(m, &out);
     fputs(out.data ? out.data : "", stdout);
-    pg_buf_free(&out);
     return 0;
 }
 

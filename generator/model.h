@@ -46,8 +46,6 @@ void pg_buf_puts(pg_buf *b, const char *s);
 void pg_buf_putn(pg_buf *b, const char *s, size_t n);
 void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Forget the contents; the memory returns to the system with pg_arena_free(). */
-void pg_buf_free(pg_buf *b);
 /* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
 void pg_buf_put_utf8(pg_buf *b, uint32_t cp);
 /* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */

@@ -143,7 +143,6 @@ static int is_reserved(const char *s)
 char *pg_make_ident(const char *s)
 {
     pg_buf b = { 0 };
-    char *id;
     int gap = 0;
 
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -162,9 +161,7 @@ char *pg_make_ident(const char *s)
         pg_buf_puts(&b, "_");
     if (is_reserved(b.data))
         pg_buf_puts(&b, "_");
-    id = pg_printf("%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
-    pg_buf_free(&b);
-    return id;
+    return pg_printf("%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
 }
 
 int pg_is_identifier(const char *s)

@@ -147,10 +147,8 @@ int pg_write_files(const char *dir, pg_vec *files)
             tmp[i] = NULL;
         }
     }
-    for (i = 0; i < files->len; i++) {
+    for (i = 0; i < files->len; i++)
         if (tmp[i])
             unlink(tmp[i]);
-        pg_buf_free(&old[i]);
-    }
     return rc;
 }

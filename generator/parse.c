@@ -532,7 +532,6 @@ pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
     }
     XML_ParserFree(r.xml);
 end:
-    pg_buf_free(&text);
     return r.m;
 }
 
@@ -542,7 +541,6 @@ pg_manifest *pg_parse_file(const char *path)
     pg_buf data = { 0 };
     char chunk[65536];
     size_t n;
-    pg_manifest *m;
 
     if (!f) {
         pg_error((pg_loc){ path, 0 }, "cannot open: %s", strerror(errno));
@@ -553,11 +551,8 @@ pg_manifest *pg_parse_file(const char *path)
     if (ferror(f)) {
         pg_error((pg_loc){ path, 0 }, "cannot read: %s", strerror(errno));
         fclose(f);
-        pg_buf_free(&data);
         return NULL;
     }
     fclose(f);
-    m = pg_parse_buffer(path, data.data ? data.data : "", data.len);
-    pg_buf_free(&data);
-    return m;
+    return pg_parse_buffer(path, data.data ? data.data : "", data.len);
 }

@@ -46,7 +46,6 @@ static void bt_label(pg_buf *b, const char *s)
         else
             pg_buf_putn(b, t.data + i, 1);
     }
-    pg_buf_free(&t);
 }
 
 static void expect_field(struct gen *g, const char *name, const char *value)
@@ -211,8 +210,6 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
     pg_buf_puts(&c, "\"");
     s.c = pg_strdup(c.data);
     s.text = pg_strdup(t.data ? t.data : "");
-    pg_buf_free(&c);
-    pg_buf_free(&t);
     return s;
 }
 
@@ -233,8 +230,6 @@ static struct sample ansi_sample(unsigned k, uint64_t len)
     pg_put_c_string(&c, t.data);
     s.c = pg_strdup(c.data);
     s.text = pg_strdup(t.data);
-    pg_buf_free(&t);
-    pg_buf_free(&c);
     return s;
 }
 
@@ -316,7 +311,6 @@ static struct sample binary_sample(struct gen *g, unsigned k, uint64_t len)
     s.c = static_bytes(g, bytes, n);
     hex_text(&t, bytes, n);
     s.text = pg_strdup(t.data ? t.data : "");
-    pg_buf_free(&t);
     return s;
 }
 
@@ -370,7 +364,6 @@ static void expect_json(struct gen *g, const char *name, const pg_buf *json)
 
     bt_string(&t, json->data ? json->data : "[]");
     expect_field(g, name, t.data);
-    pg_buf_free(&t);
 }
 
 static void expect_ints(struct gen *g, const pg_leaf *l, const pg_buf *items, size_t n)
@@ -435,7 +428,6 @@ static struct value scalar(struct gen *g, const pg_field *f, int in_struct)
         for (size_t i = 0; i < len; i++)
             append_item(&items, i, pg_printf("0x%X", (unsigned)(uint8_t)(k + 37 * i)));
         expect_ints(g, &l, &items, (size_t)len);
-        pg_buf_free(&items);
         v.c = s.c;
     } else {
         struct sample s = value_sample(g, f, k, len, in_struct);
@@ -446,7 +438,6 @@ static struct value scalar(struct gen *g, const pg_field *f, int in_struct)
         else
             bt_string(&t, s.text);
         expect_field(g, f->tname, t.data);
-        pg_buf_free(&t);
         v.c = s.c;
     }
     return v;
@@ -486,9 +477,6 @@ static char *array(struct gen *g, const pg_field *f)
         pg_buf_puts(&json, n ? "]" : "[]");
         expect_json(g, f->tname, &json);
     }
-    pg_buf_free(&init);
-    pg_buf_free(&items);
-    pg_buf_free(&json);
     return name;
 }
 
@@ -530,7 +518,6 @@ static char *struct_value(struct gen *g, const pg_field *s, int by_value)
         pg_buf_printf(&g->pre, "    static const %s st%u = { %s };\n",
                       s->struct_type, g->id++, init.data ? init.data : "0");
     }
-    pg_buf_free(&init);
     return c;
 }
 
@@ -559,7 +546,6 @@ static void member_column(struct gen *g, const pg_field *m, size_t n, pg_buf *in
             pg_buf_printf(&g->pre, "    static %s = { %s };\n", elem_decl(m, pg_printf("%s[%zu]", name, cnt)),
                           cnt ? vals.data : "0");
             pg_buf_puts(&inits[i], name);
-            pg_buf_free(&vals);
         } else if (m->type->kind == PG_K_INT) {
             uint64_t v = int_value(g, m, k, (int)i);
 
@@ -584,8 +570,6 @@ static void member_column(struct gen *g, const pg_field *m, size_t n, pg_buf *in
         pg_buf_puts(&json, n ? "]" : "[]");
         expect_json(g, m->tname, &json);
     }
-    pg_buf_free(&items);
-    pg_buf_free(&json);
 }
 
 static char *struct_array(struct gen *g, const pg_field *s)
@@ -596,13 +580,10 @@ static char *struct_array(struct gen *g, const pg_field *s)
 
     PG_VEC_EACH(const pg_field, m, s->members)
         member_column(g, m, n, inits);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         pg_buf_printf(&all, "%s{ %s }", i ? ", " : "", inits[i].data ? inits[i].data : "0");
-        pg_buf_free(&inits[i]);
-    }
     pg_buf_printf(&g->pre, "    static const %s %s[%zu] = { %s };\n", s->struct_type,
                   name, n ? n : 1, n ? all.data : "{ 0 }");
-    pg_buf_free(&all);
     return name;
 }
 
@@ -659,9 +640,6 @@ void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files)
     PG_VEC_EACH(const pg_event, e, p->events)
         pg_buf_printf(&c->text, "    fire_%s();\n", e->cname);
     pg_buf_puts(&c->text, "    return 0;\n}\n");
-    pg_buf_free(&g.pre);
-    pg_buf_free(&g.args);
-    pg_buf_free(&g.expect);
     pg_vec_push(files, c);
     pg_vec_push(files, x);
 }

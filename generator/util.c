@@ -224,12 +224,6 @@ void pg_buf_printf(pg_buf *b, const char *fmt, ...)
     va_end(ap);
 }
 
-void pg_buf_free(pg_buf *b)
-{
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
-
 static unsigned errors;
 static int quiet;
 
