@@ -11,7 +11,7 @@
 /* ---- numbers ---------------------------------------------------------------------------- */
 
 /* An attribute value without the white space XML Schema lets a number carry around it. */
-const char *pg_trim(const char *s)
+const char *pg_trim(pg_ctx *cx, const char *s)
 {
     size_t n;
 
@@ -20,12 +20,12 @@ const char *pg_trim(const char *s)
     n = strlen(s);
     while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
         n--;
-    return s[n] ? pg_strndup(s, n) : s;
+    return s[n] ? pg_strndup(cx, s, n) : s;
 }
 
 /* Decimal (leading zeros are not octal: XML Schema numbers) or 0x-hex, within [0, max]; reports
  * and returns 0 on failure. */
-int pg_parse_u64(const char *s, pg_loc loc, const char *what, uint64_t max, uint64_t *out)
+int pg_parse_u64(pg_ctx *cx, const char *s, pg_loc loc, const char *what, uint64_t max, uint64_t *out)
 {
     const char *digits;
     uint64_t v = 0;
@@ -34,7 +34,7 @@ int pg_parse_u64(const char *s, pg_loc loc, const char *what, uint64_t max, uint
     *out = 0;
     if (!s)
         goto bad;
-    digits = pg_trim(s);
+    digits = pg_trim(cx, s);
     if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
         base = 16;
         digits += 2;
@@ -61,7 +61,7 @@ int pg_parse_u64(const char *s, pg_loc loc, const char *what, uint64_t max, uint
     *out = v;
     return 1;
 bad:
-    pg_error(loc, "%s is \"%s\", not a number from 0 to %llu", what, s ? s : "",
+    pg_error(cx, loc, "%s is \"%s\", not a number from 0 to %llu", what, s ? s : "",
              (unsigned long long)max);
     return 0;
 }
@@ -75,7 +75,7 @@ static pg_named *find_named(const pg_vec *v, const char *name)
 }
 
 /* Names and values of levels, tasks, opcodes, keywords: present, well-formed, unique. */
-static void check_named(const pg_vec *v, const char *what, uint64_t max, int need_value)
+static void check_named(pg_ctx *cx, const pg_vec *v, const char *what, uint64_t max, int need_value)
 {
     const char *value_attr = strcmp(what, "keyword") ? "value" : "mask";
 
@@ -83,20 +83,20 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
         pg_named *n = v->items[i];
 
         if (!n->name) {
-            pg_error(n->loc, "<%s> has no name", what);
+            pg_error(cx, n->loc, "<%s> has no name", what);
             continue;
         }
         if (!n->value_str && need_value)
-            pg_error(n->loc, "%s \"%s\" has no %s", what, n->name, value_attr);
+            pg_error(cx, n->loc, "%s \"%s\" has no %s", what, n->name, value_attr);
         else if (n->value_str)
-            n->value_ok = pg_parse_u64(n->value_str, n->value_loc,
-                                    pg_printf("%s of %s \"%s\"", value_attr, what, n->name), max,
+            n->value_ok = pg_parse_u64(cx, n->value_str, n->value_loc,
+                                    pg_printf(cx, "%s of %s \"%s\"", value_attr, what, n->name), max,
                                     &n->value);
         for (size_t j = 0; j < i; j++) {
             pg_named *o = v->items[j];
 
             if (o->name && strcmp(o->name, n->name) == 0)
-                pg_error(n->loc, "%s \"%s\" is defined twice (first at %s:%u)", what, n->name,
+                pg_error(cx, n->loc, "%s \"%s\" is defined twice (first at %s:%u)", what, n->name,
                          o->loc.file, o->loc.line);
         }
     }
@@ -104,22 +104,22 @@ static void check_named(const pg_vec *v, const char *what, uint64_t max, int nee
 
 /* Keywords are named in lists ("GC,JIT") by collectors: a name is one word. Two keywords with one
  * mask are legal but select the same events: worth a warning. */
-static void check_keywords(pg_provider *p)
+static void check_keywords(pg_ctx *cx, pg_provider *p)
 {
-    check_named(&p->keywords, "keyword", UINT64_MAX, 1);
+    check_named(cx, &p->keywords, "keyword", UINT64_MAX, 1);
     for (size_t i = 0; i < p->keywords.len; i++) {
         pg_named *k = p->keywords.items[i];
 
         if (k->name && strpbrk(k->name, " \t\r\n,"))
-            pg_error(k->loc, "keyword name \"%s\" has a space or a comma: collectors take keyword "
+            pg_error(cx, k->loc, "keyword name \"%s\" has a space or a comma: collectors take keyword "
                      "names in comma-separated lists", k->name);
         if (k->value_ok && k->value == 0)
-            pg_error(k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
+            pg_error(cx, k->value_loc, "keyword \"%s\" has an empty mask", k->name ? k->name : "");
         for (size_t j = 0; j < i && k->value_ok; j++) {
             pg_named *o = p->keywords.items[j];
 
             if (o->value_ok && o->value == k->value && k->name && o->name && strcmp(o->name, k->name))
-                pg_warning(k->value_loc, "keywords \"%s\" and \"%s\" (at %s:%u) have the same mask "
+                pg_warning(cx, k->value_loc, "keywords \"%s\" and \"%s\" (at %s:%u) have the same mask "
                            "0x%llx: each selects the events of both", k->name, o->name,
                            o->loc.file, o->loc.line, (unsigned long long)k->value);
         }
@@ -136,7 +136,7 @@ static int channel_value_used(const pg_provider *p, const pg_named *self, uint64
 
 /* Channels: a chid (or name) each, unique; values as written, else the builtin's for an imported
  * well-known channel, else the next free number from 16 (as mc.exe numbers them). */
-static void check_channels(pg_provider *p)
+static void check_channels(pg_ctx *cx, pg_provider *p)
 {
     uint64_t next = 16;
 
@@ -144,22 +144,22 @@ static void check_channels(pg_provider *p)
         if (!c->chid)
             c->chid = c->name;
         if (!c->chid) {
-            pg_error(c->loc, "channel has neither chid nor name");
+            pg_error(cx, c->loc, "channel has neither chid nor name");
             continue;
         }
         for (size_t i = 0; p->channels.items[i] != c; i++) {
             const pg_named *o = p->channels.items[i];
 
             if (o->chid && strcmp(o->chid, c->chid) == 0)
-                pg_error(c->loc, "channel \"%s\" is defined twice (first at %s:%u)", c->chid,
+                pg_error(cx, c->loc, "channel \"%s\" is defined twice (first at %s:%u)", c->chid,
                          o->loc.file, o->loc.line);
         }
         if (!c->value_str)
             continue;
-        c->value_ok = pg_parse_u64(c->value_str, c->value_loc,
-                                pg_printf("value of channel \"%s\"", c->chid), 255, &c->value);
+        c->value_ok = pg_parse_u64(cx, c->value_str, c->value_loc,
+                                pg_printf(cx, "value of channel \"%s\"", c->chid), 255, &c->value);
         if (c->value_ok && channel_value_used(p, c, c->value))
-            pg_error(c->value_loc, "channel value %llu is used twice",
+            pg_error(cx, c->value_loc, "channel value %llu is used twice",
                      (unsigned long long)c->value);
     }
     PG_VEC_EACH(pg_named, c, p->channels) {
@@ -176,7 +176,7 @@ static void check_channels(pg_provider *p)
 
 /* ---- events ----------------------------------------------------------------------------------- */
 
-static pg_named *resolve(const pg_vec *defined, enum pg_builtin_kind kind, const char *name,
+static pg_named *resolve(pg_ctx *cx, const pg_vec *defined, enum pg_builtin_kind kind, const char *name,
                          pg_loc loc, const char *what)
 {
     pg_named *found;
@@ -185,38 +185,38 @@ static pg_named *resolve(const pg_vec *defined, enum pg_builtin_kind kind, const
         return NULL;
     found = find_named(defined, name);
     if (!found)
-        found = pg_builtin_find(kind, name, loc);
+        found = pg_builtin_find(cx, kind, name, loc);
     if (!found)
-        pg_error(loc, "%s \"%s\" is not defined", what, name);
+        pg_error(cx, loc, "%s \"%s\" is not defined", what, name);
     return found;
 }
 
-static void resolve_opcode(pg_provider *p, pg_event *e)
+static void resolve_opcode(pg_ctx *cx, pg_provider *p, pg_event *e)
 {
     if (!e->opcode_name)
         return;
     if (e->task && !e->task->builtin)
         e->opcode = find_named(&e->task->opcodes, e->opcode_name);
     if (!e->opcode)
-        e->opcode = resolve(&p->opcodes, PG_BUILTIN_OPCODE, e->opcode_name, e->opcode_loc, "opcode");
+        e->opcode = resolve(cx, &p->opcodes, PG_BUILTIN_OPCODE, e->opcode_name, e->opcode_loc, "opcode");
 }
 
-static void resolve_keywords(pg_provider *p, pg_event *e)
+static void resolve_keywords(pg_ctx *cx, pg_provider *p, pg_event *e)
 {
     char *list, *save = NULL;
 
     if (!e->keywords_attr)
         return;
-    list = pg_strdup(e->keywords_attr);
+    list = pg_strdup(cx, e->keywords_attr);
     for (char *k = strtok_r(list, " \t\r\n", &save); k; k = strtok_r(NULL, " \t\r\n", &save)) {
-        pg_named *kw = resolve(&p->keywords, PG_BUILTIN_KEYWORD, k, e->keywords_loc, "keyword");
+        pg_named *kw = resolve(cx, &p->keywords, PG_BUILTIN_KEYWORD, k, e->keywords_loc, "keyword");
 
         if (kw)
             e->keywords |= kw->value;
     }
 }
 
-static void resolve_channel(pg_provider *p, pg_event *e)
+static void resolve_channel(pg_ctx *cx, pg_provider *p, pg_event *e)
 {
     if (!e->channel_name)
         return;
@@ -225,10 +225,10 @@ static void resolve_channel(pg_provider *p, pg_event *e)
             (c->name && strcmp(c->name, e->channel_name) == 0))
             e->channel = c;
     if (!e->channel)
-        pg_error(e->channel_loc, "channel \"%s\" is not defined", e->channel_name);
+        pg_error(cx, e->channel_loc, "channel \"%s\" is not defined", e->channel_name);
 }
 
-static void resolve_template(pg_provider *p, pg_event *e)
+static void resolve_template(pg_ctx *cx, pg_provider *p, pg_event *e)
 {
     if (!e->template_name)
         return;
@@ -236,28 +236,28 @@ static void resolve_template(pg_provider *p, pg_event *e)
     if (e->tmpl)
         e->tmpl->used = 1;
     else
-        pg_error(e->template_loc, "template \"%s\" is not defined", e->template_name);
+        pg_error(cx, e->template_loc, "template \"%s\" is not defined", e->template_name);
 }
 
-static void check_event(pg_provider *p, pg_event *e)
+static void check_event(pg_ctx *cx, pg_provider *p, pg_event *e)
 {
     uint64_t level = 0;
-    const char *name = e->symbol ? pg_printf(" \"%s\"", e->symbol) : "";
+    const char *name = e->symbol ? pg_printf(cx, " \"%s\"", e->symbol) : "";
 
     if (!e->value_str)
-        pg_error(e->loc, "event%s has no value", name);
+        pg_error(cx, e->loc, "event%s has no value", name);
     else
-        e->id_ok = pg_parse_u64(e->value_str, e->value_loc, pg_printf("value of event%s", name), 65535,
+        e->id_ok = pg_parse_u64(cx, e->value_str, e->value_loc, pg_printf(cx, "value of event%s", name), 65535,
                              &e->value);
     if (e->version_str)
-        e->id_ok &= pg_parse_u64(e->version_str, e->version_loc, pg_printf("version of event%s", name),
+        e->id_ok &= pg_parse_u64(cx, e->version_str, e->version_loc, pg_printf(cx, "version of event%s", name),
                               255, &e->version);
-    e->level = resolve(&p->levels, PG_BUILTIN_LEVEL, e->level_name, e->level_loc, "level");
-    e->task = resolve(&p->tasks, PG_BUILTIN_TASK, e->task_name, e->task_loc, "task");
-    resolve_opcode(p, e);
-    resolve_keywords(p, e);
-    resolve_channel(p, e);
-    resolve_template(p, e);
+    e->level = resolve(cx, &p->levels, PG_BUILTIN_LEVEL, e->level_name, e->level_loc, "level");
+    e->task = resolve(cx, &p->tasks, PG_BUILTIN_TASK, e->task_name, e->task_loc, "task");
+    resolve_opcode(cx, p, e);
+    resolve_keywords(cx, p, e);
+    resolve_channel(cx, p, e);
+    resolve_template(cx, p, e);
     if (e->level)
         level = e->level->value;
     e->loglevel = pg_lttng_loglevel(level);
@@ -265,22 +265,22 @@ static void check_event(pg_provider *p, pg_event *e)
 
 /* A name for an event without symbol: <Task><Opcode>[_V<version>], else Event<id>[_V<version>];
  * by_id 2 always spells the version, as the last resort against a symbol of the same name. */
-static char *derive_name(const pg_event *e, int by_id)
+static char *derive_name(pg_ctx *cx, const pg_event *e, int by_id)
 {
     pg_buf b = { 0 };
 
     if (!by_id && e->task && e->task->value)
-        pg_buf_puts(&b, pg_make_ident(e->task->name));
+        pg_buf_puts(cx, &b, pg_make_ident(cx, e->task->name));
     if (b.len && e->opcode && e->opcode->value)
-        pg_buf_puts(&b, pg_make_ident(e->opcode->name));
+        pg_buf_puts(cx, &b, pg_make_ident(cx, e->opcode->name));
     if (!b.len)
-        pg_buf_printf(&b, "Event%llu", (unsigned long long)e->value);
+        pg_buf_printf(cx, &b, "Event%llu", (unsigned long long)e->value);
     if (e->version || by_id == 2)
-        pg_buf_printf(&b, "_V%llu", (unsigned long long)e->version);
+        pg_buf_printf(cx, &b, "_V%llu", (unsigned long long)e->version);
     return b.data;
 }
 
-static void name_events(pg_provider *p)
+static void name_events(pg_ctx *cx, pg_provider *p)
 {
     pg_index names = { 0 };
     pg_event *o;
@@ -288,9 +288,9 @@ static void name_events(pg_provider *p)
     PG_VEC_EACH(pg_event, e, p->events) {
         if (!e->symbol)
             continue;
-        e->lttng_name = pg_make_ident(e->symbol);
-        if ((o = pg_index_put(&names, e->lttng_name, e)))
-            pg_error(pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+        e->lttng_name = pg_make_ident(cx, e->symbol);
+        if ((o = pg_index_put(cx, &names, e->lttng_name, e)))
+            pg_error(cx, pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
                      e->lttng_name, pg_event_name_loc(o).file, pg_event_name_loc(o).line);
     }
     PG_VEC_EACH(pg_event, e, p->events) {
@@ -298,21 +298,21 @@ static void name_events(pg_provider *p)
             continue;
         e->derived_name = 1;
         for (int by_id = 0; by_id <= 2; by_id++)
-            if (!pg_index_get(&names, e->lttng_name = derive_name(e, by_id)))
+            if (!pg_index_get(&names, e->lttng_name = derive_name(cx, e, by_id)))
                 break;
-        if ((o = pg_index_put(&names, e->lttng_name, e)))
-            pg_error(pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
+        if ((o = pg_index_put(cx, &names, e->lttng_name, e)))
+            pg_error(cx, pg_event_name_loc(e), "event name \"%s\" is used twice (first at %s:%u)",
                      e->lttng_name, pg_event_name_loc(o).file, pg_event_name_loc(o).line);
     }
     PG_VEC_EACH(pg_event, e, p->events) {
         e->cname = e->lttng_name;
         if (strlen(p->lttng_name) + 1 + strlen(e->lttng_name) >= 256)
-            pg_error(e->loc, "LTTng name \"%s:%s\" is longer than 255 characters", p->lttng_name,
+            pg_error(cx, e->loc, "LTTng name \"%s:%s\" is longer than 255 characters", p->lttng_name,
                      e->lttng_name);
     }
 }
 
-static void check_events(pg_provider *p)
+static void check_events(pg_ctx *cx, pg_provider *p)
 {
     pg_index ids = { 0 };
     pg_event *o;
@@ -322,14 +322,14 @@ static void check_events(pg_provider *p)
 
         e->index = (unsigned)i;
         e->provider = p;
-        check_event(p, e);
-        if (e->id_ok && (o = pg_index_put(&ids, pg_printf("%llu/%llu", (unsigned long long)e->value,
-                                                          (unsigned long long)e->version), e)))
-            pg_error(e->value_loc, "event %llu version %llu is defined twice (first at %s:%u)",
+        check_event(cx, p, e);
+        if (e->id_ok && (o = pg_index_put(cx, &ids, pg_printf(cx, "%llu/%llu", (unsigned long long)e->value,
+                                                              (unsigned long long)e->version), e)))
+            pg_error(cx, e->value_loc, "event %llu version %llu is defined twice (first at %s:%u)",
                      (unsigned long long)e->value, (unsigned long long)e->version,
                      o->value_loc.file, o->value_loc.line);
     }
-    name_events(p);
+    name_events(cx, p);
 }
 
 /* ---- providers -------------------------------------------------------------------------------- */
@@ -377,16 +377,16 @@ static int parse_guid(pg_provider *p)
 }
 
 /* DESIGN decision 2: drop a leading Microsoft- / Windows-, map the rest to an identifier. */
-static char *lttng_provider_name(const pg_provider *p, const pg_options *opt)
+static char *lttng_provider_name(pg_ctx *cx, const pg_provider *p, const pg_options *opt)
 {
     const char *n = p->name;
 
     for (size_t i = 0; opt && i < opt->rename_from.len; i++)
         if (strcmp(opt->rename_from.items[i], n) == 0)
-            return pg_strdup(opt->rename_to.items[i]);
+            return pg_strdup(cx, opt->rename_to.items[i]);
     while (!strncmp(n, "Microsoft-", 10) || !strncmp(n, "Windows-", 8))
         n += n[0] == 'M' ? 10 : 8;
-    return pg_make_ident(*n ? n : p->name);
+    return pg_make_ident(cx, *n ? n : p->name);
 }
 
 /* libpaleventing's own provider: only its manifest (manifest/eventsource.man, by GUID) may
@@ -406,57 +406,59 @@ static int same_guid(const pg_provider *a, const pg_provider *b)
            a->guid_d3 == b->guid_d3 && memcmp(a->guid_d4, b->guid_d4, 8) == 0;
 }
 
-static void check_provider(const pg_manifest *m, pg_provider *p, const pg_options *opt)
+static void check_provider(pg_ctx *cx, const pg_manifest *m, pg_provider *p, const pg_options *opt)
 {
     if (!p->name || !*p->name) {
-        pg_error(p->name ? p->name_loc : p->loc, "provider has no name");
-        p->name = pg_strdup("Provider");
+        pg_error(cx, p->name ? p->name_loc : p->loc, "provider has no name");
+        p->name = pg_strdup(cx, "Provider");
     }
-    p->lttng_name = lttng_provider_name(p, opt);
+    p->lttng_name = lttng_provider_name(cx, p, opt);
     if (!pg_is_identifier(p->lttng_name) || strlen(p->lttng_name) > 200)
-        pg_error(p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
+        pg_error(cx, p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
     if (p->guid && !(p->guid_ok = parse_guid(p)))
-        pg_error(p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
+        pg_error(cx, p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
     else if (strcmp(p->lttng_name, PALEVENTING_NAME) == 0 && !is_paleventing(p))
-        pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
+        pg_error(cx, p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
                  "libpaleventing's own provider (use --provider-name)", p->name, p->lttng_name);
     else if (!p->guid)
-        pg_warning(p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
+        pg_warning(cx, p->loc, "provider \"%s\" has no guid: its event descriptors carry the zero GUID",
                    p->name);
-    check_named(&p->levels, "level", 255, 1);
-    check_named(&p->tasks, "task", 65535, 1);
+    check_named(cx, &p->levels, "level", 255, 1);
+    check_named(cx, &p->tasks, "task", 65535, 1);
     PG_VEC_EACH(pg_named, t, p->tasks)
-        check_named(&t->opcodes, "opcode", 255, 1);
-    check_named(&p->opcodes, "opcode", 255, 1);
-    check_keywords(p);
-    check_channels(p);
-    pg_check_maps(m, p);
-    pg_check_templates(p);
-    check_events(p);
+        check_named(cx, &t->opcodes, "opcode", 255, 1);
+    check_named(cx, &p->opcodes, "opcode", 255, 1);
+    check_keywords(cx, p);
+    check_channels(cx, p);
+    pg_check_maps(cx, m, p);
+    pg_check_templates(cx, p);
+    check_events(cx, p);
 }
-unsigned pg_check(pg_manifest *m, const pg_options *opt)
+unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt)
 {
+    unsigned before = pg_error_count(cx);
+
     if (!m)
-        return pg_error_count();
+        return 1;
     PG_VEC_EACH(pg_string, s, m->strings)
-        pg_index_put(&m->string_index, s->id, s);
+        pg_index_put(cx, &m->string_index, s->id, s);
     if (!m->providers.len)
-        pg_error((pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
+        pg_error(cx, (pg_loc){ m->path, 1 }, "no event provider found (expected <instrumentation>"
                                          "<events><provider>)");
     for (size_t i = 0; i < m->providers.len; i++) {
         pg_provider *p = m->providers.items[i];
 
-        check_provider(m, p, opt);
+        check_provider(cx, m, p, opt);
         for (size_t j = 0; j < i; j++) {
             pg_provider *o = m->providers.items[j];
 
             if (strcmp(o->lttng_name, p->lttng_name) == 0)
-                pg_error(p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
+                pg_error(cx, p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng, as is "
                          "provider \"%s\" at %s:%u (use --provider-name)", p->name, p->lttng_name,
                          o->name, o->name_loc.file, o->name_loc.line);
             if (same_guid(o, p))
-                pg_error(p->guid_loc, "provider \"%s\" has the guid %s of provider \"%s\" at %s:%u",
+                pg_error(cx, p->guid_loc, "provider \"%s\" has the guid %s of provider \"%s\" at %s:%u",
                          p->name, p->guid, o->name, o->guid_loc.file, o->guid_loc.line);
         }
     }
@@ -466,10 +468,10 @@ unsigned pg_check(pg_manifest *m, const pg_options *opt)
         PG_VEC_EACH(const pg_provider, p, m->providers)
             found |= p->name && strcmp(p->name, opt->rename_from.items[i]) == 0;
         if (!found && m->providers.len)
-            pg_error((pg_loc){ m->path, 0 }, "--provider-name %s=%s: no provider \"%s\" in the "
+            pg_error(cx, (pg_loc){ m->path, 0 }, "--provider-name %s=%s: no provider \"%s\" in the "
                      "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
                      (char *)opt->rename_from.items[i]);
     }
-    pg_check_cnames(m, opt ? opt->symbol_prefix : NULL);
-    return pg_error_count();
+    pg_check_cnames(cx, m, opt ? opt->symbol_prefix : NULL);
+    return pg_error_count(cx) - before;
 }

@@ -12,7 +12,7 @@
 /* ---- maps ------------------------------------------------------------------------------------- */
 
 /* "$(string.Id)" resolved through the string table; other text is kept as is. */
-static const char *resolve_message(const pg_manifest *m, const char *msg)
+static const char *resolve_message(pg_ctx *cx, const pg_manifest *m, const char *msg)
 {
     const pg_string *s;
     size_t n;
@@ -22,12 +22,12 @@ static const char *resolve_message(const pg_manifest *m, const char *msg)
     n = strlen(msg);
     if (n < 11 || msg[n - 1] != ')')
         return msg;
-    s = pg_index_get(&m->string_index, pg_strndup(msg + 9, n - 10));
+    s = pg_index_get(&m->string_index, pg_strndup(cx, msg + 9, n - 10));
     return s ? s->value : NULL;
 }
 
 /* LTTng keeps 255 bytes of an enum label: cut longer ones here, between characters. */
-static void cut_label(pg_map_entry *e)
+static void cut_label(pg_ctx *cx, pg_map_entry *e)
 {
     size_t n = strlen(e->label);
 
@@ -37,39 +37,39 @@ static void cut_label(pg_map_entry *e)
     while (n > 0 && ((unsigned char)e->label[n] & 0xC0) == 0x80)
         n--;
     e->label[n] = 0;
-    pg_warning(e->loc, "label longer than LTTng's 255 bytes, cut to \"%.20s...\"", e->label);
+    pg_warning(cx, e->loc, "label longer than LTTng's 255 bytes, cut to \"%.20s...\"", e->label);
 }
 
-void pg_check_maps(const pg_manifest *m, pg_provider *p)
+void pg_check_maps(pg_ctx *cx, const pg_manifest *m, pg_provider *p)
 {
     for (size_t i = 0; i < p->maps.len; i++) {
         pg_map *map = p->maps.items[i];
 
         if (!map->name) {
-            pg_error(map->loc, "map has no name");
+            pg_error(cx, map->loc, "map has no name");
             continue;
         }
-        map->ident = pg_printf("map_%s", pg_make_ident(map->name));
+        map->ident = pg_printf(cx, "map_%s", pg_make_ident(cx, map->name));
         for (size_t j = 0; j < i; j++) {
             pg_map *o = p->maps.items[j];
 
             if (o->name && (strcmp(o->name, map->name) == 0 || strcmp(o->ident, map->ident) == 0))
-                pg_error(map->loc, "map \"%s\" collides with map \"%s\" at %s:%u", map->name,
+                pg_error(cx, map->loc, "map \"%s\" collides with map \"%s\" at %s:%u", map->name,
                          o->name, o->loc.file, o->loc.line);
         }
         PG_VEC_EACH(pg_map_entry, e, map->entries) {
-            const char *label = resolve_message(m, e->message);
+            const char *label = resolve_message(cx, m, e->message);
 
-            pg_parse_u64(e->value_str, e->loc, pg_printf("value of an entry of map \"%s\"", map->name),
+            pg_parse_u64(cx, e->value_str, e->loc, pg_printf(cx, "value of an entry of map \"%s\"", map->name),
                       UINT64_MAX, &e->value);
             if (label)
-                e->label = pg_strdup(label);
+                e->label = pg_strdup(cx, label);
             else if (!e->label || !*e->label)
-                e->label = pg_strdup(e->value_str ? e->value_str : "?");
+                e->label = pg_strdup(cx, e->value_str ? e->value_str : "?");
             if (e->message && !label)
-                pg_warning(e->loc, "message \"%s\" of map \"%s\" names no string: the label is "
+                pg_warning(cx, e->loc, "message \"%s\" of map \"%s\" names no string: the label is "
                            "\"%s\"", e->message, map->name, e->label);
-            cut_label(e);
+            cut_label(cx, e);
         }
     }
 }
@@ -85,18 +85,18 @@ static int is_integer(const pg_field *f)
 
 /* count= and length=: a positive constant, or an integer sibling before self in the same template
  * or struct (a decoder reads fields in order). */
-static void check_ref(pg_ref *ref, const pg_field *self, const pg_vec *scope, const char *what,
+static void check_ref(pg_ctx *cx, pg_ref *ref, const pg_field *self, const pg_vec *scope, const char *what,
                       const char *tid)
 {
     int after = 0;
 
     if (!ref->present)
         return;
-    ref->text = (char *)pg_trim(ref->text);
+    ref->text = (char *)pg_trim(cx, ref->text);
     if (isdigit((unsigned char)ref->text[0])) {
         ref->is_const = 1;
-        if (pg_parse_u64(ref->text, ref->loc, pg_printf("%s=", what), 65535, &ref->value) && ref->value == 0)
-            pg_error(ref->loc, "%s=\"%s\" must be at least 1", what, ref->text);
+        if (pg_parse_u64(cx, ref->text, ref->loc, pg_printf(cx, "%s=", what), 65535, &ref->value) && ref->value == 0)
+            pg_error(cx, ref->loc, "%s=\"%s\" must be at least 1", what, ref->text);
         return;
     }
     ref->field = NULL;
@@ -109,14 +109,14 @@ static void check_ref(pg_ref *ref, const pg_field *self, const pg_vec *scope, co
             after |= f == self;
     }
     if (!ref->field)
-        pg_error(ref->loc, "%s=\"%s\" names no field of template \"%s\"", what, ref->text, tid);
+        pg_error(cx, ref->loc, "%s=\"%s\" names no field of template \"%s\"", what, ref->text, tid);
     else if (ref->field == self)
-        pg_error(ref->loc, "%s=\"%s\" names the field itself", what, ref->text);
+        pg_error(cx, ref->loc, "%s=\"%s\" names the field itself", what, ref->text);
     else if (after)
-        pg_error(ref->loc, "%s=\"%s\" names a field declared after \"%s\" (%s:%u): it must come "
+        pg_error(cx, ref->loc, "%s=\"%s\" names a field declared after \"%s\" (%s:%u): it must come "
                  "first", what, ref->text, self->name, ref->field->loc.file, ref->field->loc.line);
     else if (!is_integer(ref->field))
-        pg_error(ref->loc, "%s=\"%s\" names a field that is not a single integer (%s%s%s:%u)", what,
+        pg_error(cx, ref->loc, "%s=\"%s\" names a field that is not a single integer (%s%s%s:%u)", what,
                  ref->text, ref->field->intype_name ? ref->field->intype_name : "",
                  ref->field->intype_name ? " at " : "", ref->field->loc.file, ref->field->loc.line);
 }
@@ -145,16 +145,16 @@ static int enum_ident_taken(const pg_provider *p, const pg_map *self, const char
 /* The map's entries as a field of `bits`, signed or not, holds them: a value written in hex for
  * an Int32 (0x80004005, an HRESULT) is the negative number the field carries; a value the type
  * cannot hold at all is left out. */
-static pg_enum *new_enum(const pg_provider *p, pg_map *m, unsigned bits, int is_signed)
+static pg_enum *new_enum(pg_ctx *cx, const pg_provider *p, pg_map *m, unsigned bits, int is_signed)
 {
-    pg_enum *en = pg_alloc(sizeof *en);
+    pg_enum *en = pg_zalloc(cx, sizeof *en);
     char *ident = m->ident;
 
     en->bits = bits;
     en->is_signed = is_signed;
     for (unsigned n = 2; enum_ident_taken(p, m, ident); n++)
-        ident = n == 2 ? pg_printf("%s_%c%u", m->ident, is_signed ? 's' : 'u', bits)
-                       : pg_printf("%s_%c%u_%u", m->ident, is_signed ? 's' : 'u', bits, n);
+        ident = n == 2 ? pg_printf(cx, "%s_%c%u", m->ident, is_signed ? 's' : 'u', bits)
+                       : pg_printf(cx, "%s_%c%u_%u", m->ident, is_signed ? 's' : 'u', bits, n);
     en->ident = ident;
     PG_VEC_EACH(const pg_map_entry, e, m->entries) {
         pg_enum_value *v;
@@ -164,16 +164,16 @@ static pg_enum *new_enum(const pg_provider *p, pg_map *m, unsigned bits, int is_
             continue;
         if (is_signed && bits < 64 && x >> (bits - 1))
             x |= UINT64_MAX << bits;
-        v = pg_alloc(sizeof *v);
+        v = pg_zalloc(cx, sizeof *v);
         v->entry = e;
         v->value = x;
-        pg_vec_push(&en->values, v);
+        pg_vec_push(cx, &en->values, v);
     }
-    pg_vec_push(&m->enums, en);
+    pg_vec_push(cx, &m->enums, en);
     return en;
 }
 
-static void use_enum(const pg_provider *p, pg_map *m, pg_field *f)
+static void use_enum(pg_ctx *cx, const pg_provider *p, pg_map *m, pg_field *f)
 {
     unsigned bits = f->type->size * 8;
     int is_signed = f->type->is_signed;
@@ -183,15 +183,15 @@ static void use_enum(const pg_provider *p, pg_map *m, pg_field *f)
         if (en->bits == bits && en->is_signed == is_signed)
             f->en = en;
     if (!f->en)
-        f->en = new_enum(p, m, bits, is_signed);
+        f->en = new_enum(cx, p, m, bits, is_signed);
     if (!f->en->values.len) {
-        pg_warning(f->map_loc, "no value of map \"%s\" fits a %s: field \"%s\" is recorded as a "
+        pg_warning(cx, f->map_loc, "no value of map \"%s\" fits a %s: field \"%s\" is recorded as a "
                    "plain integer", m->name, f->intype_name, f->name);
         f->en = NULL;
     }
 }
 
-static void check_map_ref(pg_provider *p, pg_field *f)
+static void check_map_ref(pg_ctx *cx, pg_provider *p, pg_field *f)
 {
     if (!f->map_name)
         return;
@@ -200,11 +200,11 @@ static void check_map_ref(pg_provider *p, pg_field *f)
         if (m->name && strcmp(m->name, f->map_name) == 0)
             f->map = m;
     if (!f->map) {
-        pg_error(f->map_loc, "map \"%s\" is not defined", f->map_name);
+        pg_error(cx, f->map_loc, "map \"%s\" is not defined", f->map_name);
         return;
     }
     if (f->type->kind != PG_K_INT || f->type->is_bool || f->type->is_pointer) {
-        pg_warning(f->map_loc, "map \"%s\" ignored on a field of type %s", f->map_name,
+        pg_warning(cx, f->map_loc, "map \"%s\" ignored on a field of type %s", f->map_name,
                    f->intype_name);
         f->map = NULL;
         return;
@@ -213,53 +213,53 @@ static void check_map_ref(pg_provider *p, pg_field *f)
     if (f->map->is_bitmap)
         f->hex = 1;
     else if (!f->count.present && !in_array(f) && f->map->entries.len)
-        use_enum(p, f->map, f);
+        use_enum(cx, p, f->map, f);
     else
         f->map = NULL;
 }
 
-static void check_data(pg_provider *p, pg_field *f, const pg_vec *scope, const char *tid)
+static void check_data(pg_ctx *cx, pg_provider *p, pg_field *f, const pg_vec *scope, const char *tid)
 {
     if (!f->intype_name) {
-        pg_error(f->loc, "field \"%s\" has no inType", f->name);
+        pg_error(cx, f->loc, "field \"%s\" has no inType", f->name);
         return;
     }
     f->type = pg_intype_lookup(f->intype_name);
     if (!f->type) {
-        pg_error(f->type_loc, "unknown inType \"%s\"", f->intype_name);
+        pg_error(cx, f->type_loc, "unknown inType \"%s\"", f->intype_name);
         return;
     }
     if (pg_intype_spelling(f->intype_name))
-        pg_warning(f->type_loc, "inType \"%s\" read as %s, winmeta's spelling", f->intype_name,
+        pg_warning(cx, f->type_loc, "inType \"%s\" read as %s, winmeta's spelling", f->intype_name,
                    f->type->name);
     f->hex = f->type->hex;
     if (f->outtype_name) {
         int hex = pg_outtype_hex(f->outtype_name);
 
         if (hex < 0)
-            pg_warning(f->outtype_loc, "unknown outType \"%s\" ignored", f->outtype_name);
+            pg_warning(cx, f->outtype_loc, "unknown outType \"%s\" ignored", f->outtype_name);
         else if (f->type->kind == PG_K_INT && !f->type->is_bool)
             f->hex = f->hex || hex;
     }
-    check_map_ref(p, f);
-    check_ref(&f->count, f, scope, "count", tid);
+    check_map_ref(cx, p, f);
+    check_ref(cx, &f->count, f, scope, "count", tid);
     if (f->length.present && f->type->kind != PG_K_UTF16 && f->type->kind != PG_K_ANSI &&
         f->type->kind != PG_K_BINARY) {
-        pg_warning(f->length.loc, "length= ignored on a field of type %s", f->intype_name);
+        pg_warning(cx, f->length.loc, "length= ignored on a field of type %s", f->intype_name);
         f->length.present = 0;
     }
     if (f->length.present && f->type->counted) {
-        pg_warning(f->length.loc, "length= ignored on a counted type: the count travels with the value");
+        pg_warning(cx, f->length.loc, "length= ignored on a counted type: the count travels with the value");
         f->length.present = 0;
     }
-    check_ref(&f->length, f, scope, "length", tid);
+    check_ref(cx, &f->length, f, scope, "length", tid);
     /* each element would need a length of its own, which no parameter or member can carry */
     if (f->type->counted && f->count.present)
-        pg_error(f->count.loc, "array \"%s\" of %s is not supported (use %s with length=)",
+        pg_error(cx, f->count.loc, "array \"%s\" of %s is not supported (use %s with length=)",
                  f->name, f->intype_name, f->type->kind == PG_K_BINARY ? "win:Binary"
                  : f->type->kind == PG_K_UTF16 ? "win:UnicodeString" : "win:AnsiString");
     if (f->type->kind == PG_K_BINARY && !f->type->counted && !f->length.present)
-        pg_error(f->type_loc, "field \"%s\" of type %s needs length=", f->name, f->intype_name);
+        pg_error(cx, f->type_loc, "field \"%s\" of type %s needs length=", f->name, f->intype_name);
 }
 
 static int elem_is_int(const pg_field *f)
@@ -267,57 +267,57 @@ static int elem_is_int(const pg_field *f)
     return f->type && f->type->kind == PG_K_INT;
 }
 
-static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent);
+static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent);
 
 /* What a struct may hold: we flatten it, so arrays inside an array of structs must be integers
  * counted by a sibling member (they are concatenated), and structs do not nest in arrays. */
-static void check_struct(pg_provider *p, pg_template *t, pg_field *s, const pg_vec *scope)
+static void check_struct(pg_ctx *cx, pg_provider *p, pg_template *t, pg_field *s, const pg_vec *scope)
 {
-    check_ref(&s->count, s, scope, "count", t->tid);
+    check_ref(cx, &s->count, s, scope, "count", t->tid);
     if (s->length.present)
-        pg_warning(s->length.loc, "length= ignored on a struct");
+        pg_warning(cx, s->length.loc, "length= ignored on a struct");
     if (!s->members.len) {
-        pg_error(s->loc, "struct \"%s\" has no members", s->name);
+        pg_error(cx, s->loc, "struct \"%s\" has no members", s->name);
         return;
     }
-    check_fields(p, t, &s->members, s);
+    check_fields(cx, p, t, &s->members, s);
     if (!s->count.present)
         return;
     PG_VEC_EACH(pg_field, m, s->members) {
         if (m->is_struct)
-            pg_error(m->loc, "struct \"%s\" inside the array of structs \"%s\" is not supported",
+            pg_error(cx, m->loc, "struct \"%s\" inside the array of structs \"%s\" is not supported",
                      m->name, s->name);
         else if (m->type && m->count.present && (!elem_is_int(m) || m->count.is_const))
-            pg_error(m->count.loc, "array \"%s\" inside the array of structs \"%s\" must be integers "
+            pg_error(cx, m->count.loc, "array \"%s\" inside the array of structs \"%s\" must be integers "
                      "counted by another member", m->name, s->name);
     }
 }
 
-static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent)
+static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent)
 {
     for (size_t i = 0; i < scope->len; i++) {
         pg_field *f = scope->items[i];
 
         f->parent = parent;
         if (!f->name) {
-            pg_error(f->loc, "<%s> in template \"%s\" has no name", f->is_struct ? "struct" : "data",
+            pg_error(cx, f->loc, "<%s> in template \"%s\" has no name", f->is_struct ? "struct" : "data",
                      t->tid);
-            f->name = pg_printf("Field%zu", i + 1);
+            f->name = pg_printf(cx, "Field%zu", i + 1);
         }
-        f->ident = pg_make_ident(f->name);
+        f->ident = pg_make_ident(cx, f->name);
         f->cname = f->ident;
-        f->tname = parent ? pg_printf("%s_%s", parent->tname, f->ident) : f->ident;
+        f->tname = parent ? pg_printf(cx, "%s_%s", parent->tname, f->ident) : f->ident;
         for (size_t j = 0; j < i; j++) {
             pg_field *o = scope->items[j];
 
             if (strcmp(o->ident, f->ident) == 0)
-                pg_error(f->loc, "field \"%s\" collides with field \"%s\" at %s:%u", f->name,
+                pg_error(cx, f->loc, "field \"%s\" collides with field \"%s\" at %s:%u", f->name,
                          o->name, o->loc.file, o->loc.line);
         }
         if (f->is_struct)
-            check_struct(p, t, f, scope);
+            check_struct(cx, p, t, f, scope);
         else
-            check_data(p, f, scope, t->tid);
+            check_data(cx, p, f, scope, t->tid);
     }
     /* a counted type takes <name>_Length beside it, in parameters and struct members */
     PG_VEC_EACH(pg_field, f, *scope) {
@@ -326,10 +326,10 @@ static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field
 
         if (!f->type || !f->type->counted)
             continue;
-        len = pg_printf("%s_Length", f->ident);
+        len = pg_printf(cx, "%s_Length", f->ident);
         for (size_t i = 0; i < scope->len; i++)
             if ((o = scope->items[i]) != f && !strcmp(o->ident, len))
-                pg_error(o->loc, "field \"%s\" collides with the length of counted field \"%s\" at %s:%u",
+                pg_error(cx, o->loc, "field \"%s\" collides with the length of counted field \"%s\" at %s:%u",
                          o->name, f->name, f->loc.file, f->loc.line);
     }
     PG_VEC_EACH(pg_field, f, *scope) {
@@ -342,13 +342,13 @@ static void check_fields(pg_provider *p, pg_template *t, pg_vec *scope, pg_field
 
 /* Trace field names are flattened (struct members become <struct>_<member>, sequences add a
  * hidden _<name>_length): they must stay unique within the event. */
-static void collect_tnames(const pg_vec *scope, pg_vec *names, pg_vec *owners)
+static void collect_tnames(pg_ctx *cx, const pg_vec *scope, pg_vec *names, pg_vec *owners)
 {
     PG_VEC_EACH(pg_field, f, *scope) {
         int seq = f->count.present && !f->count.is_const;
 
         if (f->is_struct) {
-            collect_tnames(&f->members, names, owners);
+            collect_tnames(cx, &f->members, names, owners);
             continue;
         }
         if (!f->type)
@@ -357,40 +357,40 @@ static void collect_tnames(const pg_vec *scope, pg_vec *names, pg_vec *owners)
             seq = seq || !f->parent->count.is_const;
         if (f->type->kind == PG_K_BINARY && !f->count.present && !f->parent)
             seq = !f->length.is_const;
-        pg_vec_push(names, f->tname);
-        pg_vec_push(owners, f);
+        pg_vec_push(cx, names, f->tname);
+        pg_vec_push(cx, owners, f);
         if (seq && (elem_is_int(f) || f->type->kind == PG_K_BINARY)) {
-            pg_vec_push(names, pg_printf("_%s_length", f->tname));
-            pg_vec_push(owners, f);
+            pg_vec_push(cx, names, pg_printf(cx, "_%s_length", f->tname));
+            pg_vec_push(cx, owners, f);
         }
     }
 }
 
-static void check_tnames(pg_template *t)
+static void check_tnames(pg_ctx *cx, pg_template *t)
 {
     pg_vec names = { 0 }, owners = { 0 };
     pg_index seen = { 0 };
 
-    collect_tnames(&t->fields, &names, &owners);
+    collect_tnames(cx, &t->fields, &names, &owners);
     for (size_t i = 0; i < names.len; i++) {
-        pg_field *a = owners.items[i], *b = pg_index_put(&seen, names.items[i], a);
+        pg_field *a = owners.items[i], *b = pg_index_put(cx, &seen, names.items[i], a);
 
         /* LTTng keeps 255 bytes of a name: longer ones would be cut, and could then collide */
         if (strlen(names.items[i]) > 255) {
             if (i > 0 && owners.items[i - 1] == a && strlen(names.items[i - 1]) > 255)
                 continue;
-            pg_error(a->loc, "field \"%.40s...\" would be recorded as a name longer than LTTng's "
+            pg_error(cx, a->loc, "field \"%.40s...\" would be recorded as a name longer than LTTng's "
                      "255 characters", a->name);
             continue;
         }
         /* siblings with one identifier were reported already */
         if (b && a != b && (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
-            pg_error(a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
+            pg_error(cx, a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
                      a->name, (char *)names.items[i], b->name, b->loc.file, b->loc.line);
     }
 }
 
-void pg_check_templates(pg_provider *p)
+void pg_check_templates(pg_ctx *cx, pg_provider *p)
 {
     pg_index idents = { 0 };
 
@@ -399,17 +399,17 @@ void pg_check_templates(pg_provider *p)
 
         t->index = (unsigned)i;
         if (!t->tid) {
-            pg_error(t->loc, "template has no tid");
-            t->tid = pg_printf("template%zu", i + 1);
+            pg_error(cx, t->loc, "template has no tid");
+            t->tid = pg_printf(cx, "template%zu", i + 1);
         }
-        t->ident = pg_make_ident(t->tid);
-        if ((o = pg_index_put(&p->template_index, t->tid, t)))
-            pg_error(t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
+        t->ident = pg_make_ident(cx, t->tid);
+        if ((o = pg_index_put(cx, &p->template_index, t->tid, t)))
+            pg_error(cx, t->loc, "template \"%s\" is defined twice (first at %s:%u)", t->tid,
                      o->loc.file, o->loc.line);
-        else if ((o = pg_index_put(&idents, t->ident, t)))
-            pg_error(t->loc, "template \"%s\" collides with template \"%s\" at %s:%u", t->tid,
+        else if ((o = pg_index_put(cx, &idents, t->ident, t)))
+            pg_error(cx, t->loc, "template \"%s\" collides with template \"%s\" at %s:%u", t->tid,
                      o->tid, o->loc.file, o->loc.line);
-        check_fields(p, t, &t->fields, NULL);
-        check_tnames(t);
+        check_fields(cx, p, t, &t->fields, NULL);
+        check_tnames(cx, t);
     }
 }

@@ -17,13 +17,13 @@ typedef struct usdt_arg {
     unsigned float_bits;    /* a float passed as its bits: 32 or 64 */
 } usdt_arg;
 
-static usdt_arg *add_arg(pg_vec *args, const char *expr, const char *name, const char *type,
+static usdt_arg *add_arg(pg_ctx *cx, pg_vec *args, const char *expr, const char *name, const char *type,
                          const char *brief)
 {
-    usdt_arg *a = pg_alloc(sizeof(*a));
+    usdt_arg *a = pg_zalloc(cx, sizeof(*a));
 
     a->expr = expr, a->name = name, a->type = type, a->brief = brief;
-    pg_vec_push(args, a);
+    pg_vec_push(cx, args, a);
     return a;
 }
 
@@ -39,49 +39,49 @@ static const char *elem_type(const pg_field *f)
     return f->type->kind == PG_K_INT ? f->type->ctype : "uint8_t";
 }
 
-static const char *int_type(const pg_field *f)
+static const char *int_type(pg_ctx *cx, const pg_field *f)
 {
     if (f->type->is_bool)
         return "int32_t (0 or 1)";
     if (f->map)
-        return pg_printf("%s (valueMap %s)", f->type->ctype, f->map->name);
+        return pg_printf(cx, "%s (valueMap %s)", f->type->ctype, f->map->name);
     return f->type->ctype;
 }
 
 /* The values the prepare function left in palev_a, as the LTTng fields record them. Floats go as
  * their IEEE-754 bits: bpftrace and BCC do not parse sys/sdt.h's float operands ("8f@"). */
-static void leaf_args(const pg_leaf *l, pg_vec *args)
+static void leaf_args(pg_ctx *cx, const pg_leaf *l, pg_vec *args)
 {
-    const char *n = l->f->tname, *v = pg_printf("palev_a.f_%s", n);
+    const char *n = l->f->tname, *v = pg_printf(cx, "palev_a.f_%s", n);
     unsigned bits = l->f->type->size * 8;
 
     switch (l->rec) {
     case PG_REC_INT:
-        add_arg(args, v, n, int_type(l->f), l->f->type->is_bool ? "int32_t" : l->f->type->ctype);
+        add_arg(cx, args, v, n, int_type(cx, l->f), l->f->type->is_bool ? "int32_t" : l->f->type->ctype);
         break;
     case PG_REC_FLOAT:
-        add_arg(args, pg_printf("palev_usdt_bits%u(%s)", bits, v), n,
-                pg_printf("uint%u_t (IEEE-754 bits of a %s)", bits, bits == 32 ? "float" : "double"),
-                pg_printf("float%u-bits", bits))->float_bits = bits;
+        add_arg(cx, args, pg_printf(cx, "palev_usdt_bits%u(%s)", bits, v), n,
+                pg_printf(cx, "uint%u_t (IEEE-754 bits of a %s)", bits, bits == 32 ? "float" : "double"),
+                pg_printf(cx, "float%u-bits", bits))->float_bits = bits;
         break;
     case PG_REC_STRING:
-        add_arg(args, v, n, "const char * (UTF-8)", "string");
+        add_arg(cx, args, v, n, "const char * (UTF-8)", "string");
         break;
     case PG_REC_JSON:
-        add_arg(args, v, n, "const char * (JSON array)", "json");
+        add_arg(cx, args, v, n, "const char * (JSON array)", "json");
         break;
     default:
-        add_arg(args, v, n, pg_printf("const %s *", elem_type(l->f)), pg_printf("%s*", elem_type(l->f)));
-        add_arg(args, l->fixed ? pg_printf("%lluU", (unsigned long long)l->fixed_len) :
-                                 pg_printf("palev_a.n_%s", n),
-                pg_printf("%s_count", n), "uint32_t (elements)", "uint32_t");
+        add_arg(cx, args, v, n, pg_printf(cx, "const %s *", elem_type(l->f)), pg_printf(cx, "%s*", elem_type(l->f)));
+        add_arg(cx, args, l->fixed ? pg_printf(cx, "%lluU", (unsigned long long)l->fixed_len) :
+                                 pg_printf(cx, "palev_a.n_%s", n),
+                pg_printf(cx, "%s_count", n), "uint32_t (elements)", "uint32_t");
         break;
     }
 }
 
 /* The probe's arguments in field order; when they do not fit in 12, the fields that fit in 11
  * and then a pointer to the whole argument struct. */
-static void event_args(const pg_event *e, pg_vec *args)
+static void event_args(pg_ctx *cx, const pg_event *e, pg_vec *args)
 {
     size_t need = 0, used = 0;
 
@@ -92,40 +92,40 @@ static void event_args(const pg_event *e, pg_vec *args)
     PG_VEC_EACH(const pg_leaf, l, e->args->leaves) {
         if (need > USDT_MAX_ARGS && used + leaf_width(l) > USDT_MAX_ARGS - 1)
             break;
-        leaf_args(l, args);
+        leaf_args(cx, l, args);
         used += leaf_width(l);
     }
     if (need > USDT_MAX_ARGS)
-        add_arg(args, "&palev_a", "args", pg_printf("const struct %s * (every field, %s-tp.h)",
+        add_arg(cx, args, "&palev_a", "args", pg_printf(cx, "const struct %s * (every field, %s-tp.h)",
                 e->args->args_name, e->provider->lttng_name), "struct*");
 }
 
-const char *pg_usdt_check(const pg_manifest *m, const pg_event *e)
+const char *pg_usdt_check(pg_ctx *cx, const pg_manifest *m, const pg_event *e)
 {
     if (!m->usdt)
-        return pg_printf("PALEV_TP_STATE_ENABLED(%s)", e->tp_state);
-    return pg_printf("PALEV_TP_OR_USDT(%s, %s)", e->tp_state, e->semaphore);
+        return pg_printf(cx, "PALEV_TP_STATE_ENABLED(%s)", e->tp_state);
+    return pg_printf(cx, "PALEV_TP_OR_USDT(%s, %s)", e->tp_state, e->semaphore);
 }
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
 
-void pg_usdt_emit_h_prelude(const pg_manifest *m, pg_buf *b)
+void pg_usdt_emit_h_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b)
 {
     if (!m->usdt)
         return;
-    pg_buf_puts(b, "/* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches\n"
+    pg_buf_puts(cx, b, "/* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches\n"
                 " * (bpftrace, BCC, perf probe, SystemTap) raises its semaphore; FireEvent<Event>() calls out when\n"
                 " * an LTTng session records the event OR the semaphore is up, with one branch\n"
                 " * (PALEV_TP_OR_USDT, paleventing-gen.h). */\n\n");
 }
 
-int pg_usdt_emit_provider_enabled(const pg_manifest *m, pg_buf *b, const pg_provider *p)
+int pg_usdt_emit_provider_enabled(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
     if (!m->usdt)
         return 0;
-    pg_buf_printf(b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n"
+    pg_buf_printf(cx, b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n"
                   "    __attribute__((visibility(\"hidden\")));\n\n"
                   "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
                   " * running LTTng session has enabled (palev_provider_is_enabled()), or that a USDT tool\n"
@@ -137,30 +137,30 @@ int pg_usdt_emit_provider_enabled(const pg_manifest *m, pg_buf *b, const pg_prov
 }
 
 /* Declares the semaphore and says what the probe's arguments are. */
-void pg_usdt_emit_h_event(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e)
+void pg_usdt_emit_h_event(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e)
 {
     pg_vec args = { 0 };
     size_t i = 0;
 
     if (!m->usdt)
         return;
-    event_args(e, &args);
-    pg_buf_printf(b, "/* USDT probe %s:%s (perf: sdt_%s:%s)%s\n", p->lttng_name, e->lttng_name,
+    event_args(cx, e, &args);
+    pg_buf_printf(cx, b, "/* USDT probe %s:%s (perf: sdt_%s:%s)%s\n", p->lttng_name, e->lttng_name,
                   p->lttng_name, e->lttng_name, args.len ? ", arguments:" : ", no arguments");
     PG_VEC_EACH(const usdt_arg, a, args)
-        pg_buf_printf(b, " *   arg%zu  %s: %s\n", i++, a->name, a->type);
-    pg_buf_printf(b, " */\nextern unsigned short %s __attribute__((visibility(\"hidden\")));\n",
+        pg_buf_printf(cx, b, " *   arg%zu  %s: %s\n", i++, a->name, a->type);
+    pg_buf_printf(cx, b, " */\nextern unsigned short %s __attribute__((visibility(\"hidden\")));\n",
                   e->semaphore);
 }
 
 /* ---- <P>-events.c ------------------------------------------------------------------------------ */
 
-static int uses_float(const pg_provider *p, unsigned bits)
+static int uses_float(pg_ctx *cx, const pg_provider *p, unsigned bits)
 {
     PG_VEC_EACH(const pg_event, e, p->events) {
         pg_vec args = { 0 };
 
-        event_args(e, &args);
+        event_args(cx, e, &args);
         PG_VEC_EACH(const usdt_arg, a, args)
             if (a->float_bits == bits)
                 return 1;
@@ -168,69 +168,69 @@ static int uses_float(const pg_provider *p, unsigned bits)
     return 0;
 }
 
-void pg_usdt_emit_c_prelude(const pg_manifest *m, pg_buf *b, const pg_provider *p)
+void pg_usdt_emit_c_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
 {
     if (!m->usdt)
         return;
-    pg_buf_puts(b, "/* USDT probes: the semaphores live in .probes, written data the kernel's uprobe reference\n"
+    pg_buf_puts(cx, b, "/* USDT probes: the semaphores live in .probes, written data the kernel's uprobe reference\n"
                 " * counters find in the file; each probe's note names its semaphore. */\n"
                 "#define _SDT_HAS_SEMAPHORES 1\n#include <sys/sdt.h>\n#include <string.h>\n\n");
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "__extension__ unsigned short %s\n"
+        pg_buf_printf(cx, b, "__extension__ unsigned short %s\n"
                       "    __attribute__((used, section(\".probes\"), visibility(\"hidden\")));\n",
                       e->semaphore);
-    pg_buf_puts(b, "\n");
-    if (uses_float(p, 32))
-        pg_buf_puts(b, "static uint32_t palev_usdt_bits32(float v)\n{\n    uint32_t u;\n\n"
+    pg_buf_puts(cx, b, "\n");
+    if (uses_float(cx, p, 32))
+        pg_buf_puts(cx, b, "static uint32_t palev_usdt_bits32(float v)\n{\n    uint32_t u;\n\n"
                     "    memcpy(&u, &v, sizeof(u));\n    return u;\n}\n\n");
-    if (uses_float(p, 64))
-        pg_buf_puts(b, "static uint64_t palev_usdt_bits64(double v)\n{\n    uint64_t u;\n\n"
+    if (uses_float(cx, p, 64))
+        pg_buf_puts(cx, b, "static uint64_t palev_usdt_bits64(double v)\n{\n    uint64_t u;\n\n"
                     "    memcpy(&u, &v, sizeof(u));\n    return u;\n}\n\n");
 }
 
 /* The tracepoint records only when LTTng enabled it; the probe fires only while its semaphore is
  * up. Either may be what brought the caller here. */
-void pg_usdt_emit_fire(const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
+void pg_usdt_emit_fire(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
                        const char *tp_args)
 {
     pg_vec args = { 0 };
 
     if (!m->usdt) {
-        pg_buf_printf(b, "    lttng_ust_do_tracepoint(%s, %s%s);\n", p->lttng_name, e->lttng_name, tp_args);
+        pg_buf_printf(cx, b, "    lttng_ust_do_tracepoint(%s, %s%s);\n", p->lttng_name, e->lttng_name, tp_args);
         return;
     }
-    event_args(e, &args);
-    pg_buf_printf(b, "    if (PALEV_TP_STATE_ENABLED(%s))\n        lttng_ust_do_tracepoint(%s, %s%s);\n",
+    event_args(cx, e, &args);
+    pg_buf_printf(cx, b, "    if (PALEV_TP_STATE_ENABLED(%s))\n        lttng_ust_do_tracepoint(%s, %s%s);\n",
                   e->tp_state, p->lttng_name, e->lttng_name, tp_args);
-    pg_buf_printf(b, "    if (PALEV_USDT_ACTIVE(%s))\n", e->semaphore);
+    pg_buf_printf(cx, b, "    if (PALEV_USDT_ACTIVE(%s))\n", e->semaphore);
     if (!args.len) {
-        pg_buf_printf(b, "        STAP_PROBE(%s, %s);\n", p->lttng_name, e->lttng_name);
+        pg_buf_printf(cx, b, "        STAP_PROBE(%s, %s);\n", p->lttng_name, e->lttng_name);
         return;
     }
-    pg_buf_printf(b, "        STAP_PROBE%zu(%s, %s", args.len, p->lttng_name, e->lttng_name);
+    pg_buf_printf(cx, b, "        STAP_PROBE%zu(%s, %s", args.len, p->lttng_name, e->lttng_name);
     PG_VEC_EACH(const usdt_arg, a, args)
-        pg_buf_printf(b, ",%s%s", a_i % 4 ? " " : "\n            ", a->expr);
-    pg_buf_puts(b, ");\n");
+        pg_buf_printf(cx, b, ",%s%s", a_i % 4 ? " " : "\n            ", a->expr);
+    pg_buf_puts(cx, b, ");\n");
 }
 
 /* palev_provider_is_enabled()'s rule (pal/keywords.c) with semaphores for states: the events
  * without keywords, then those of each keyword bit asked for, at the level asked for. */
-void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p)
+void pg_usdt_emit_c_tail(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
     if (!m->usdt)
         return;
-    pg_buf_printf(b, "\nstatic const unsigned short *const palev_usdt_semaphores_%s[] = {\n", P);
+    pg_buf_printf(cx, b, "\nstatic const unsigned short *const palev_usdt_semaphores_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(b, "    &%s,\n", e->semaphore);
-    pg_buf_printf(b, "};\n\nstatic int palev_usdt_group_%s(int group, uint8_t level)\n{\n"
+        pg_buf_printf(cx, b, "    &%s,\n", e->semaphore);
+    pg_buf_printf(cx, b, "};\n\nstatic int palev_usdt_group_%s(int group, uint8_t level)\n{\n"
                   "    for (uint32_t k = palev_keyword_start_%s[group]; k < palev_keyword_start_%s[group + 1]; k++) {\n"
                   "        uint32_t i = palev_keyword_events_%s[k];\n\n"
                   "        if ((level == 0 || palev_events_%s[i].level <= level) &&\n"
                   "            *(const volatile unsigned short *)palev_usdt_semaphores_%s[i])\n"
                   "            return 1;\n    }\n    return 0;\n}\n\n", P, P, P, P, P, P);
-    pg_buf_printf(b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n{\n"
+    pg_buf_printf(cx, b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n{\n"
                   "    if (palev_usdt_group_%s(64, level))\n        return 1;\n"
                   "    for (uint64_t rest = keywords; rest; rest &= rest - 1)\n"
                   "        if (palev_usdt_group_%s(__builtin_ctzll(rest), level))\n            return 1;\n"
@@ -239,18 +239,18 @@ void pg_usdt_emit_c_tail(const pg_manifest *m, pg_buf *b, const pg_provider *p)
 
 /* ---- palev-gen usdt-args ----------------------------------------------------------------------- */
 
-void pg_usdt_list(const pg_manifest *m, pg_buf *out)
+void pg_usdt_list(pg_ctx *cx, const pg_manifest *m, pg_buf *out)
 {
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         PG_VEC_EACH(const pg_event, e, p->events) {
             pg_vec args = { 0 };
             size_t i = 0;
 
-            event_args(e, &args);
-            pg_buf_printf(out, "%s:%s", p->lttng_name, e->lttng_name);
+            event_args(cx, e, &args);
+            pg_buf_printf(cx, out, "%s:%s", p->lttng_name, e->lttng_name);
             PG_VEC_EACH(const usdt_arg, a, args)
-                pg_buf_printf(out, " arg%zu:%s:%s", i++, a->name, a->brief);
-            pg_buf_puts(out, "\n");
+                pg_buf_printf(cx, out, " arg%zu:%s:%s", i++, a->name, a->brief);
+            pg_buf_puts(cx, out, "\n");
         }
     }
 }

@@ -47,32 +47,32 @@ static int find_keyword(const pg_provider *p, const char *name, uint64_t *mask)
 }
 
 /* The unknown keyword's error: which manifest was read and each provider's keywords. */
-static int unknown_keyword(const pg_manifest *m, const pg_provider *only, const char *name,
+static int unknown_keyword(pg_ctx *cx, const pg_manifest *m, const pg_provider *only, const char *name,
                            pg_buf *err)
 {
-    pg_buf_printf(err, "unknown keyword \"%s\" in %s (not a hex mask either)", name, m->path);
+    pg_buf_printf(cx, err, "unknown keyword \"%s\" in %s (not a hex mask either)", name, m->path);
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         const char *sep = ":";
 
         if (only && p != only)
             continue;
-        pg_buf_printf(err, "; %s keywords", p->lttng_name);
+        pg_buf_printf(cx, err, "; %s keywords", p->lttng_name);
         PG_VEC_EACH(const pg_named, k, p->keywords)
             if (k->name) {
-                pg_buf_printf(err, "%s %s", sep, k->name);
+                pg_buf_printf(cx, err, "%s %s", sep, k->name);
                 sep = ",";
             }
         if (*sep == ':')
-            pg_buf_puts(err, ": none");
+            pg_buf_puts(cx, err, ": none");
     }
     return 2;
 }
 
 /* The first name of the list that is no keyword of the providers asked about, or NULL when all
  * are: then the list is names, not a hex mask, even when it reads like one ("Add", "Face"). */
-static const char *unknown_name(const pg_manifest *m, const pg_provider *only, const char *spec)
+static const char *unknown_name(pg_ctx *cx, const pg_manifest *m, const pg_provider *only, const char *spec)
 {
-    char *list = pg_strdup(spec), *save = NULL;
+    char *list = pg_strdup(cx, spec), *save = NULL;
 
     for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
         uint64_t ignored = 0;
@@ -89,7 +89,7 @@ static const char *unknown_name(const pg_manifest *m, const pg_provider *only, c
 /* What a --keywords value means for provider p: a hex mask applies as is; names ("GC,JIT") are
  * looked up in p's own keywords, since two providers may give one name different masks. Unset
  * means every keyword. */
-static uint64_t mask_for(const pg_provider *p, const char *spec, int names)
+static uint64_t mask_for(pg_ctx *cx, const pg_provider *p, const char *spec, int names)
 {
     char *list, *save = NULL;
     uint64_t mask;
@@ -99,7 +99,7 @@ static uint64_t mask_for(const pg_provider *p, const char *spec, int names)
     if (!names && parse_number(spec, &mask))
         return mask;
     mask = 0;
-    list = pg_strdup(spec);
+    list = pg_strdup(cx, spec);
     for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save))
         find_keyword(p, k, &mask);
     return mask;
@@ -114,20 +114,20 @@ static int selected(const pg_event *e, uint64_t level, uint64_t mask)
 }
 
 /* --level: a number from 0 to 255. */
-static int parse_level(const char *level, uint64_t *lvl, pg_buf *err)
+static int parse_level(pg_ctx *cx, const char *level, uint64_t *lvl, pg_buf *err)
 {
     char *end;
 
     errno = 0;
     *lvl = level ? strtoull(level, &end, 10) : 0;
     if (level && (errno || !*level || *end || *lvl > 255 || *level == '-')) {
-        pg_buf_printf(err, "--level wants a number from 0 to 255, not \"%s\"", level);
+        pg_buf_printf(cx, err, "--level wants a number from 0 to 255, not \"%s\"", level);
         return 2;
     }
     return 0;
 }
 
-int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err)
+int pg_enable_list(pg_ctx *cx, const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err)
 {
     const pg_provider *only = NULL;
     uint64_t lvl, mask;
@@ -138,22 +138,22 @@ int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *event
             if (strcmp(p->name, q->provider) == 0 || strcmp(p->lttng_name, q->provider) == 0)
                 only = p;
         if (!only) {
-            pg_buf_printf(err, "no provider \"%s\" in %s", q->provider, m->path);
+            pg_buf_printf(cx, err, "no provider \"%s\" in %s", q->provider, m->path);
             return 2;
         }
     }
-    if (parse_level(q->level, &lvl, err))
+    if (parse_level(cx, q->level, &lvl, err))
         return 2;
-    unknown = q->keywords ? unknown_name(m, only, q->keywords) : NULL;
+    unknown = q->keywords ? unknown_name(cx, m, only, q->keywords) : NULL;
     if (unknown && !parse_number(q->keywords, &mask))
-        return unknown_keyword(m, only, unknown, err);
+        return unknown_keyword(cx, m, only, unknown, err);
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (only && p != only)
             continue;
-        mask = mask_for(p, q->keywords, q->keywords && !unknown);
+        mask = mask_for(cx, p, q->keywords, q->keywords && !unknown);
         PG_VEC_EACH(const pg_event, e, p->events)
             if (selected(e, lvl, mask))
-                pg_vec_push(events, (void *)e);
+                pg_vec_push(cx, events, (void *)e);
     }
     return 0;
 }

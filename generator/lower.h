@@ -30,25 +30,25 @@ typedef struct pg_leaf {
 } pg_leaf;
 
 /* The leaves of a template in trace order (pg_lower keeps them in t->leaves). */
-void pg_template_leaves(const pg_template *t, pg_vec *leaves);
+void pg_template_leaves(pg_ctx *cx, const pg_template *t, pg_vec *leaves);
 
 /* C types. */
-char *pg_param_decl(const pg_field *f, const char *name, int in_struct);
+char *pg_param_decl(pg_ctx *cx, const pg_field *f, const char *name, int in_struct);
 
 /* "head(lead..., the template's parameters)", "(void)" when there are none; one parameter per
  * line when that would pass 100 columns. */
-void pg_put_signature(pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
+void pg_put_signature(pg_ctx *cx, pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
                       const pg_template *t);
 /* The argument list matching the template's parameters. */
-char *pg_args(const pg_template *t);
+char *pg_args(pg_ctx *cx, const pg_template *t);
 
 /* Typedefs for struct element types, for the public header. */
-void pg_emit_struct_types(pg_buf *b, const pg_template *t);
+void pg_emit_struct_types(pg_ctx *cx, pg_buf *b, const pg_template *t);
 
 /* A C string literal for arbitrary bytes. */
-void pg_put_c_string(pg_buf *b, const char *s);
+void pg_put_c_string(pg_ctx *cx, pg_buf *b, const char *s);
 /* Text safe inside a C comment. */
-void pg_put_comment_text(pg_buf *b, const char *s);
+void pg_put_comment_text(pg_ctx *cx, pg_buf *b, const char *s);
 
 /* Does recording this template (its t->leaves) need the scratch arena? */
 int pg_template_needs_scratch(const pg_template *t);

@@ -48,7 +48,7 @@ static int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
-static int add_rename(struct args *a, const char *spec)
+static int add_rename(pg_ctx *cx, struct args *a, const char *spec)
 {
     const char *eq = strchr(spec, '=');
 
@@ -62,8 +62,8 @@ static int add_rename(struct args *a, const char *spec)
             return usage_error("--provider-name %s: provider \"%s\" is already renamed to \"%s\"",
                                spec, from, to);
     }
-    pg_vec_push(&a->opt.rename_from, pg_strndup(spec, (size_t)(eq - spec)));
-    pg_vec_push(&a->opt.rename_to, pg_strdup(eq + 1));
+    pg_vec_push(cx, &a->opt.rename_from, pg_strndup(cx, spec, (size_t)(eq - spec)));
+    pg_vec_push(cx, &a->opt.rename_to, pg_strdup(cx, eq + 1));
     return 0;
 }
 
@@ -87,7 +87,7 @@ static const char **option_slot(struct args *a, const char *name)
     return NULL;
 }
 
-static int parse_args(struct args *a, int argc, char **argv)
+static int parse_args(pg_ctx *cx, struct args *a, int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("%s", "no command given");
@@ -98,7 +98,7 @@ static int parse_args(struct args *a, int argc, char **argv)
         if (strcmp(argv[i], "--usdt") == 0) {
             a->usdt = 1;
         } else if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
-            if (add_rename(a, argv[++i]))
+            if (add_rename(cx, a, argv[++i]))
                 return EXIT_USAGE;
         } else if (slot && i + 1 < argc) {
             *slot = argv[++i];
@@ -117,9 +117,9 @@ static int parse_args(struct args *a, int argc, char **argv)
     return 0;
 }
 
-static int make_dirs(const char *dir)
+static int make_dirs(pg_ctx *cx, const char *dir)
 {
-    char *path = pg_strdup(dir);
+    char *path = pg_strdup(cx, dir);
 
     for (char *p = path + 1; *p; p++) {
         if (*p != '/')
@@ -132,16 +132,16 @@ static int make_dirs(const char *dir)
     return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static int write_output(const char *dir, pg_vec *files)
+static int write_output(pg_ctx *cx, const char *dir, pg_vec *files)
 {
-    if (make_dirs(dir)) {
-        pg_error((pg_loc){ dir, 0 }, "cannot create directory: %s", strerror(errno));
+    if (make_dirs(cx, dir)) {
+        pg_error(cx, (pg_loc){ dir, 0 }, "cannot create directory: %s", strerror(errno));
         return EXIT_MANIFEST;
     }
-    return pg_write_files(dir, files) ? EXIT_MANIFEST : 0;
+    return pg_write_files(cx, dir, files) ? EXIT_MANIFEST : 0;
 }
 
-static int write_providers(const struct args *a, const pg_manifest *m, int selftest)
+static int write_providers(pg_ctx *cx, const struct args *a, const pg_manifest *m, int selftest)
 {
     pg_vec files = { 0 };
 
@@ -149,42 +149,42 @@ static int write_providers(const struct args *a, const pg_manifest *m, int selft
         return usage_error("%s needs -o OUTDIR", a->command);
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         if (!p->events.len) {
-            pg_warning(p->loc, "provider \"%s\" has no events: nothing generated", p->name);
+            pg_warning(cx, p->loc, "provider \"%s\" has no events: nothing generated", p->name);
             continue;
         }
         if (selftest)
-            pg_emit_selftest(m, p, &files);
+            pg_emit_selftest(cx, m, p, &files);
         else
-            pg_emit_provider(m, p, &files);
+            pg_emit_provider(cx, m, p, &files);
     }
-    return write_output(a->outdir, &files);
+    return write_output(cx, a->outdir, &files);
 }
 
-static int run_generate(const struct args *a, const pg_manifest *m)
+static int run_generate(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
-    return write_providers(a, m, 0);
+    return write_providers(cx, a, m, 0);
 }
 
-static int run_selftest(const struct args *a, const pg_manifest *m)
+static int run_selftest(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
-    return write_providers(a, m, 1);
+    return write_providers(cx, a, m, 1);
 }
 
 /* Checking is what every command does first. */
-static int run_check(const struct args *a, const pg_manifest *m)
+static int run_check(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
-    (void)a, (void)m;
+    (void)cx, (void)a, (void)m;
     return 0;
 }
 
 /* The comma-separated P:Event list, for lttng enable-event. */
-static int run_enable_list(const struct args *a, const pg_manifest *m)
+static int run_enable_list(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
     pg_enable_query q = { a->keywords, a->level, a->provider };
     pg_vec events = { 0 };
     pg_buf err = { 0 };
 
-    if (pg_enable_list(m, &q, &events, &err)) {
+    if (pg_enable_list(cx, m, &q, &events, &err)) {
         fprintf(stderr, "palev-gen: %s\n", err.data);
         return EXIT_USAGE;
     }
@@ -195,28 +195,28 @@ static int run_enable_list(const struct args *a, const pg_manifest *m)
 }
 
 /* The LTTng names generate would use, one per line (for build systems). */
-static int run_providers(const struct args *a, const pg_manifest *m)
+static int run_providers(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
-    (void)a;
+    (void)cx, (void)a;
     PG_VEC_EACH(const pg_provider, p, m->providers)
         if (p->events.len)
             printf("%s\n", p->lttng_name);
     return 0;
 }
 
-static int run_usdt_args(const struct args *a, const pg_manifest *m)
+static int run_usdt_args(pg_ctx *cx, const struct args *a, const pg_manifest *m)
 {
     pg_buf out = { 0 };
 
     (void)a;
-    pg_usdt_list(m, &out);
+    pg_usdt_list(cx, m, &out);
     fputs(out.data ? out.data : "", stdout);
     return 0;
 }
 
 static const struct command {
     const char *name;
-    int (*run)(const struct args *a, const pg_manifest *m);
+    int (*run)(pg_ctx *cx, const struct args *a, const pg_manifest *m);
 } commands[] = {
     { "generate", run_generate },
     { "check", run_check },
@@ -227,7 +227,7 @@ static const struct command {
 };
 
 /* Every command parses, checks and lowers the manifest, then does its own part. */
-static int run(const struct args *a)
+static int run(pg_ctx *cx, const struct args *a)
 {
     const struct command *cmd = NULL;
     pg_manifest *m;
@@ -237,28 +237,30 @@ static int run(const struct args *a)
             cmd = &commands[i];
     if (!cmd)
         return usage_error("unknown command \"%s\"", a->command);
-    m = pg_parse_file(a->manifest);
+    m = pg_parse_file(cx, a->manifest);
     /* Checking a document that did not parse would only add noise to the real error. */
-    if (pg_error_count() || pg_check(m, &a->opt))
+    if (pg_error_count(cx) || pg_check(cx, m, &a->opt))
         return EXIT_MANIFEST;
     m->usdt = a->usdt;
-    if (pg_lower(m))
+    if (pg_lower(cx, m))
         return EXIT_MANIFEST;
-    return cmd->run(a, m);
+    return cmd->run(cx, a, m);
 }
 
 int main(int argc, char **argv)
 {
     struct args a = { 0 };
+    pg_ctx cx;
     int rc;
 
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         fputs(usage, stdout);
         return 0;
     }
-    rc = parse_args(&a, argc, argv);
+    pg_ctx_init(&cx);
+    rc = parse_args(&cx, &a, argc, argv);
     if (!rc)
-        rc = run(&a);
-    pg_arena_free();
+        rc = run(&cx, &a);
+    pg_ctx_fini(&cx);
     return rc;
 }

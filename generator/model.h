@@ -7,49 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- utilities (util.c) ------------------------------------------------------------------- */
-
-/* Every model allocation comes from one arena, freed at once. Out of memory aborts the generator
- * (a build tool, not the host): there is nothing useful to do without memory. */
-void *pg_alloc(size_t size);
-char *pg_strdup(const char *s);
-char *pg_strndup(const char *s, size_t n);
-char *pg_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pg_arena_free(void);
-
-/* A growable array of pointers. */
-typedef struct pg_vec {
-    void **items;
-    size_t len, cap;
-} pg_vec;
-void pg_vec_push(pg_vec *v, void *item);
-#define PG_VEC_EACH(type, var, vec) \
-    for (size_t var##_i = 0; var##_i < (vec).len; var##_i++) \
-        for (type *var = (type *)(vec).items[var##_i]; var; var = NULL)
-
-/* A map from strings to non-NULL pointers, kept in the arena. Keys are not copied. */
-typedef struct pg_index {
-    const char **keys;
-    void **values;
-    size_t cap, len;
-} pg_index;
-void *pg_index_get(const pg_index *ix, const char *key);
-/* Adds key -> value and returns NULL, or returns the value key already has (and adds nothing). */
-void *pg_index_put(pg_index *ix, const char *key, void *value);
-
-/* A growable string, kept in the arena. */
-typedef struct pg_buf {
-    char *data;
-    size_t len, cap;
-} pg_buf;
-void pg_buf_puts(pg_buf *b, const char *s);
-void pg_buf_putn(pg_buf *b, const char *s, size_t n);
-void pg_buf_printf(pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-/* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
-void pg_buf_put_utf8(pg_buf *b, uint32_t cp);
-/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
-uint32_t pg_fnv1a(const void *data, size_t len);
+/* ---- the context and its utilities (util.c) ------------------------------------------------- */
 
 /* A source location: every model node carries one. */
 typedef struct pg_loc {
@@ -57,13 +15,73 @@ typedef struct pg_loc {
     unsigned line;
 } pg_loc;
 
-/* Diagnostics: "file:line: error: message". Errors are counted, never fatal at first sight. */
-void pg_error(pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pg_warning(pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-unsigned pg_error_count(void);
-void pg_diag_reset(void);
-/* When set (tests, fuzzing), diagnostics are not printed. */
-void pg_diag_quiet(int quiet);
+/* Where a context's diagnostics go: one line, "file:line: error: message", without newline. */
+typedef void (*pg_diag_sink)(void *data, const char *line);
+
+/* One use of the generator: the arena that holds every model node, string and generated file,
+ * and the diagnostics. Every function of the library that allocates or reports takes one; two
+ * contexts share nothing, so one process may read several manifests side by side (a context is
+ * used by one thread at a time). Initialise with pg_ctx_init(); set `quiet` or `sink` after. */
+typedef struct pg_ctx {
+    struct pg_arena_block *arena;
+    unsigned errors;        /* errors reported so far: read with pg_error_count() */
+    unsigned warnings;
+    int quiet;              /* diagnostics are counted, not printed */
+    pg_diag_sink sink;      /* where they are printed: NULL for stderr */
+    void *sink_data;
+} pg_ctx;
+void pg_ctx_init(pg_ctx *cx);
+/* Frees everything allocated in cx (the models and files too); cx can be initialised again. */
+void pg_ctx_fini(pg_ctx *cx);
+
+/* Allocation in the context's arena: zeroed memory, freed with the context. Out of memory ends
+ * the process (exit status 3, after "palevgen: out of memory" on stderr): the generator and the
+ * tools that read manifests have nothing useful to do without memory. */
+void *pg_zalloc(pg_ctx *cx, size_t size);
+char *pg_strdup(pg_ctx *cx, const char *s);
+char *pg_strndup(pg_ctx *cx, const char *s, size_t n);
+char *pg_printf(pg_ctx *cx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable array of pointers, kept in the arena. A zeroed one is empty. */
+typedef struct pg_vec {
+    void **items;
+    size_t len, cap;
+} pg_vec;
+void pg_vec_push(pg_ctx *cx, pg_vec *v, void *item);
+#define PG_VEC_EACH(type, var, vec) \
+    for (size_t var##_i = 0; var##_i < (vec).len; var##_i++) \
+        for (type *var = (type *)(vec).items[var##_i]; var; var = NULL)
+
+/* A map from strings to non-NULL pointers, kept in the arena. Keys are not copied. A zeroed one
+ * is empty. */
+typedef struct pg_index {
+    const char **keys;
+    void **values;
+    size_t cap, len;
+} pg_index;
+void *pg_index_get(const pg_index *ix, const char *key);
+/* Adds key -> value and returns NULL, or returns the value key already has (and adds nothing). */
+void *pg_index_put(pg_ctx *cx, pg_index *ix, const char *key, void *value);
+
+/* A growable string, kept in the arena. A zeroed one is empty (data NULL until written). */
+typedef struct pg_buf {
+    char *data;
+    size_t len, cap;
+} pg_buf;
+void pg_buf_puts(pg_ctx *cx, pg_buf *b, const char *s);
+void pg_buf_putn(pg_ctx *cx, pg_buf *b, const char *s, size_t n);
+void pg_buf_printf(pg_ctx *cx, pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
+void pg_buf_put_utf8(pg_ctx *cx, pg_buf *b, uint32_t cp);
+/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
+uint32_t pg_fnv1a(const void *data, size_t len);
+
+/* Diagnostics: "file:line: error: message" (no line: "file: error: message"). Errors are counted,
+ * never fatal at first sight. */
+void pg_error(pg_ctx *cx, pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void pg_warning(pg_ctx *cx, pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The errors reported in cx since pg_ctx_init(). */
+unsigned pg_error_count(const pg_ctx *cx);
 
 /* ---- winmeta tables (winmeta.c) ----------------------------------------------------------- */
 
@@ -269,8 +287,8 @@ typedef struct pg_manifest {
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
  * Errors are reported through pg_error; returns the model (possibly partial). */
-pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len);
-pg_manifest *pg_parse_file(const char *path);
+pg_manifest *pg_parse_buffer(pg_ctx *cx, const char *path, const char *data, size_t len);
+pg_manifest *pg_parse_file(pg_ctx *cx, const char *path);
 
 /* --provider-name overrides and --symbol-prefix. */
 typedef struct pg_options {
@@ -284,7 +302,7 @@ typedef struct pg_options {
 /* The winmeta levels, tasks, opcodes and keywords a manifest uses without defining them
  * ("win:Start" or another prefix bound to winmeta's namespace): a new node at loc, or NULL. */
 enum pg_builtin_kind { PG_BUILTIN_LEVEL, PG_BUILTIN_TASK, PG_BUILTIN_OPCODE, PG_BUILTIN_KEYWORD };
-pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc loc);
+pg_named *pg_builtin_find(pg_ctx *cx, enum pg_builtin_kind kind, const char *name, pg_loc loc);
 /* A well-known channel an <importChannel> may name: 1 and its number, or 0. */
 int pg_builtin_channel(const char *name, uint64_t *value);
 
@@ -293,23 +311,23 @@ int pg_builtin_channel(const char *name, uint64_t *value);
 /* s is a C identifier: [A-Za-z_][A-Za-z0-9_]*. */
 int pg_is_identifier(const char *s);
 /* A manifest name as a C identifier, never a keyword, libc macro or reserved name. */
-char *pg_make_ident(const char *s);
+char *pg_make_ident(pg_ctx *cx, const char *s);
 /* Where an event's name comes from: its symbol= attribute, else the <event>. */
 pg_loc pg_event_name_loc(const pg_event *e);
 /* FireEvent<cname> unique in the manifest (derived names take their provider's name), then
  * --symbol-prefix in front. */
-void pg_check_cnames(pg_manifest *m, const char *prefix);
+void pg_check_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix);
 /* The C names pg_lower gave at file scope (emit functions, struct types) unique: errors name
  * both places. */
-void pg_check_c_names(const pg_manifest *m);
+void pg_check_c_names(pg_ctx *cx, const pg_manifest *m);
 
 /* Resolve references, derive names, validate. Returns the number of errors. */
-unsigned pg_check(pg_manifest *m, const pg_options *opt);
+unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt);
 
 /* After pg_check: compute once what the emitters read (leaves, enum samples, every generated C
  * name, <P>-tp.h and its layout hash) and check the C names unique. Returns the number of errors;
  * the emitters then never change the model. (lower_names.c) */
-unsigned pg_lower(pg_manifest *m);
+unsigned pg_lower(pg_ctx *cx, pg_manifest *m);
 
 /* ---- emitters --------------------------------------------------------------------------------- */
 
@@ -320,11 +338,11 @@ typedef struct pg_file {
 } pg_file;
 
 /* The four files of a provider lowered by pg_lower. */
-void pg_emit_provider(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+void pg_emit_provider(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files);
 /* The text of <P>-tp.h, and what of it one template's argument struct and class depend on. */
-void pg_emit_tp_h(const pg_manifest *m, const pg_provider *p, pg_buf *b);
-void pg_emit_tp_template(const pg_provider *p, const pg_template *t, pg_buf *b);
-void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files);
+void pg_emit_tp_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_buf *b);
+void pg_emit_tp_template(pg_ctx *cx, const pg_provider *p, const pg_template *t, pg_buf *b);
+void pg_emit_selftest(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files);
 
 /* What enable-list asks; NULL means every keyword (a hex mask or names as people say them, "GC,JIT"),
  * every level (0..255), every provider (ETW or LTTng name). */
@@ -335,13 +353,13 @@ typedef struct pg_enable_query {
 } pg_enable_query;
 /* The events an ETW session with those keywords and level would receive, in manifest order, pushed
  * to events (const pg_event *). Returns 0, or 2 for a bad query value, the reason in err. */
-int pg_enable_list(const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err);
+int pg_enable_list(pg_ctx *cx, const pg_manifest *m, const pg_enable_query *q, pg_vec *events, pg_buf *err);
 
 /* The USDT probes of every provider, one line each: "P:Event arg0:name:type ..." (usdt-args). */
-void pg_usdt_list(const pg_manifest *m, pg_buf *out);
+void pg_usdt_list(pg_ctx *cx, const pg_manifest *m, pg_buf *out);
 
 /* Write every file into dir atomically: all or nothing. Returns 0 or -1 (reported). */
-int pg_write_files(const char *dir, pg_vec *files);
+int pg_write_files(pg_ctx *cx, const char *dir, pg_vec *files);
 
 
 #endif /* PALEVGEN_MODEL_H */

@@ -140,7 +140,7 @@ static int is_reserved(const char *s)
  * gets a '_' in front; a keyword, libc macro, type or name of the implementation's (__x, _X)
  * gets a '_' after; a name starting with
  * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
-char *pg_make_ident(const char *s)
+char *pg_make_ident(pg_ctx *cx, const char *s)
 {
     pg_buf b = { 0 };
     int gap = 0;
@@ -148,20 +148,20 @@ char *pg_make_ident(const char *s)
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (isalnum(*p) || *p == '_') {
             if (gap && b.len)
-                pg_buf_putn(&b, "_", 1);
+                pg_buf_putn(cx, &b, "_", 1);
             if (!b.len && isdigit(*p))
-                pg_buf_putn(&b, "_", 1);
-            pg_buf_putn(&b, (const char *)p, 1);
+                pg_buf_putn(cx, &b, "_", 1);
+            pg_buf_putn(cx, &b, (const char *)p, 1);
             gap = 0;
         } else {
             gap = 1;
         }
     }
     if (!b.len)
-        pg_buf_puts(&b, "_");
+        pg_buf_puts(cx, &b, "_");
     if (is_reserved(b.data))
-        pg_buf_puts(&b, "_");
-    return pg_printf("%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
+        pg_buf_puts(cx, &b, "_");
+    return pg_printf(cx, "%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
 }
 
 int pg_is_identifier(const char *s)
@@ -183,7 +183,7 @@ pg_loc pg_event_name_loc(const pg_event *e)
  * one translation unit. Explicit symbols go first; a derived name that collides takes its
  * provider's name as a prefix. The same name twice in one provider was reported already.
  * --symbol-prefix then goes in front of every name, for hosts that include two manifests. */
-void pg_check_cnames(pg_manifest *m, const char *prefix)
+void pg_check_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix)
 {
     pg_index cnames = { 0 };
     pg_event *o;
@@ -194,10 +194,10 @@ void pg_check_cnames(pg_manifest *m, const char *prefix)
                 if (e->derived_name != derived)
                     continue;
                 if (derived && pg_index_get(&cnames, e->cname))
-                    e->cname = pg_printf("%s_%s", p->lttng_name, e->lttng_name);
-                o = pg_index_put(&cnames, e->cname, e);
+                    e->cname = pg_printf(cx, "%s_%s", p->lttng_name, e->lttng_name);
+                o = pg_index_put(cx, &cnames, e->cname, e);
                 if (o && (o->provider != e->provider || strcmp(o->lttng_name, e->lttng_name)))
-                    pg_error(pg_event_name_loc(e), "FireEvent%s would be defined twice (also for the event at %s:%u)",
+                    pg_error(cx, pg_event_name_loc(e), "FireEvent%s would be defined twice (also for the event at %s:%u)",
                              e->cname, o->loc.file, o->loc.line);
             }
         }
@@ -205,7 +205,7 @@ void pg_check_cnames(pg_manifest *m, const char *prefix)
     PG_VEC_EACH(pg_provider, p, m->providers)
         PG_VEC_EACH(pg_event, e, p->events)
             if (prefix && e->cname)
-                e->cname = pg_printf("%s%s", prefix, e->cname);
+                e->cname = pg_printf(cx, "%s%s", prefix, e->cname);
 }
 
 /* A name at file scope and what took it first. */
@@ -215,26 +215,27 @@ struct c_name {
 };
 
 /* NULL when name is free (it is then taken), else what has it. */
-static const struct c_name *claim(pg_index *names, const char *name, pg_loc loc, const char *owner)
+static const struct c_name *claim(pg_ctx *cx, pg_index *names, const char *name, pg_loc loc,
+                                  const char *owner)
 {
-    struct c_name *c = pg_alloc(sizeof(*c));
+    struct c_name *c = pg_zalloc(cx, sizeof(*c));
 
     c->loc = loc;
     c->owner = owner;
-    return pg_index_put(names, name, c);
+    return pg_index_put(cx, names, name, c);
 }
 
-static void claim_event(pg_index *names, const pg_manifest *m, const pg_event *e)
+static void claim_event(pg_ctx *cx, pg_index *names, const pg_manifest *m, const pg_event *e)
 {
     const struct c_name *o;
     const char *P = e->provider->lttng_name;
 
-    if ((o = claim(names, e->emit_fn, e->loc, "the event")))
-        pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
+    if ((o = claim(cx, names, e->emit_fn, e->loc, "the event")))
+        pg_error(cx, pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
                  "name %s of %s at %s:%u", e->lttng_name, P, e->emit_fn, o->owner, o->loc.file,
                  o->loc.line);
-    if (m->usdt && (o = claim(names, e->semaphore, e->loc, "the USDT semaphore of the event")))
-        pg_error(pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the USDT "
+    if (m->usdt && (o = claim(cx, names, e->semaphore, e->loc, "the USDT semaphore of the event")))
+        pg_error(cx, pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the USDT "
                  "semaphore name %s of %s at %s:%u", e->lttng_name, P, e->semaphore, o->owner,
                  o->loc.file, o->loc.line);
 }
@@ -243,18 +244,18 @@ static void claim_event(pg_index *names, const pg_manifest *m, const pg_event *e
  * semaphores) join provider, event, template and struct names with '_': different names can meet
  * ("A" + "B_C", "A_B" + "C"). Hosts include every header of a manifest together and link every
  * events unit: such a collision is an error naming both places. The names are those pg_lower gave. */
-void pg_check_c_names(const pg_manifest *m)
+void pg_check_c_names(pg_ctx *cx, const pg_manifest *m)
 {
     pg_index names = { 0 };
     const struct c_name *o;
 
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         PG_VEC_EACH(const pg_event, e, p->events)
-            claim_event(&names, m, e);
+            claim_event(cx, &names, m, e);
         PG_VEC_EACH(const pg_template, t, p->templates)
             PG_VEC_EACH(const pg_field, f, t->fields)
-                if (f->is_struct && (o = claim(&names, f->struct_type, f->loc, "the struct")))
-                    pg_error(f->loc, "struct \"%s\" would get the C type name %s of %s at %s:%u",
+                if (f->is_struct && (o = claim(cx, &names, f->struct_type, f->loc, "the struct")))
+                    pg_error(cx, f->loc, "struct \"%s\" would get the C type name %s of %s at %s:%u",
                              f->name, f->struct_type, o->owner, o->loc.file, o->loc.line);
     }
 }

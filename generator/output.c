@@ -43,18 +43,18 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* Errors name the destination, not the temporary file a user never sees. */
-static char *write_temp(const char *dir, const pg_file *f, const char *dest)
+static char *write_temp(pg_ctx *cx, const char *dir, const pg_file *f, const char *dest)
 {
-    char *tmp = pg_printf("%s/.%s.XXXXXX", dir, f->name);
+    char *tmp = pg_printf(cx, "%s/.%s.XXXXXX", dir, f->name);
     int fd = mkstemp(tmp);
 
     if (fd < 0) {
-        pg_error((pg_loc){ dest, 0 }, "cannot write: %s", strerror(errno));
+        pg_error(cx, (pg_loc){ dest, 0 }, "cannot write: %s", strerror(errno));
         return NULL;
     }
     if (write_all(fd, f->text.data ? f->text.data : "", f->text.len) || fchmod(fd, 0644) ||
         close(fd)) {
-        pg_error((pg_loc){ dest, 0 }, "cannot write: %s", strerror(errno));
+        pg_error(cx, (pg_loc){ dest, 0 }, "cannot write: %s", strerror(errno));
         unlink(tmp);
         return NULL;
     }
@@ -63,7 +63,7 @@ static char *write_temp(const char *dir, const pg_file *f, const char *dest)
 
 /* What a destination holds now, kept to put it back if a later rename fails. Returns 0 (with
  * *had = 0 when there is no such file), or -1 when the destination cannot be replaced. */
-static int save_old(const char *dest, pg_buf *old, int *had)
+static int save_old(pg_ctx *cx, const char *dest, pg_buf *old, int *had)
 {
     struct stat st;
     FILE *f;
@@ -72,32 +72,32 @@ static int save_old(const char *dest, pg_buf *old, int *had)
 
     *had = 0;
     if (lstat(dest, &st) != 0)
-        return errno == ENOENT ? 0 : (pg_error((pg_loc){ dest, 0 }, "cannot replace: %s",
+        return errno == ENOENT ? 0 : (pg_error(cx, (pg_loc){ dest, 0 }, "cannot replace: %s",
                                                strerror(errno)), -1);
     if (S_ISDIR(st.st_mode)) {
-        pg_error((pg_loc){ dest, 0 }, "cannot replace: it is a directory");
+        pg_error(cx, (pg_loc){ dest, 0 }, "cannot replace: it is a directory");
         return -1;
     }
     if (!S_ISREG(st.st_mode))
         return 0;   /* a symlink or special file: renaming over it replaces only the name */
     if (!(f = fopen(dest, "rb"))) {
-        pg_error((pg_loc){ dest, 0 }, "cannot read: %s", strerror(errno));
+        pg_error(cx, (pg_loc){ dest, 0 }, "cannot read: %s", strerror(errno));
         return -1;
     }
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        pg_buf_putn(old, chunk, n);
+        pg_buf_putn(cx, old, chunk, n);
     fclose(f);
     *had = 1;
     return 0;
 }
 
 /* A rename failed after others succeeded: put every replaced file back as it was. */
-static void restore(const char *dir, pg_vec *files, const int *replaced, pg_buf *old,
+static void restore(pg_ctx *cx, const char *dir, pg_vec *files, const int *replaced, pg_buf *old,
                     const int *had)
 {
     for (size_t i = 0; i < files->len; i++) {
         pg_file *f = files->items[i];
-        const char *dest = pg_printf("%s/%s", dir, f->name);
+        const char *dest = pg_printf(cx, "%s/%s", dir, f->name);
         pg_file back = { .name = f->name, .text = old[i] };
         char *tmp;
 
@@ -107,22 +107,22 @@ static void restore(const char *dir, pg_vec *files, const int *replaced, pg_buf 
             unlink(dest);
             continue;
         }
-        if (!(tmp = write_temp(dir, &back, dest)) || rename(tmp, dest))
-            pg_error((pg_loc){ dest, 0 }, "could not be restored: %s", strerror(errno));
+        if (!(tmp = write_temp(cx, dir, &back, dest)) || rename(tmp, dest))
+            pg_error(cx, (pg_loc){ dest, 0 }, "could not be restored: %s", strerror(errno));
     }
 }
 
-static const char *dest_of(const char *dir, const pg_vec *files, size_t i)
+static const char *dest_of(pg_ctx *cx, const char *dir, const pg_vec *files, size_t i)
 {
-    return pg_printf("%s/%s", dir, ((const pg_file *)files->items[i])->name);
+    return pg_printf(cx, "%s/%s", dir, ((const pg_file *)files->items[i])->name);
 }
 
-int pg_write_files(const char *dir, pg_vec *files)
+int pg_write_files(pg_ctx *cx, const char *dir, pg_vec *files)
 {
-    char **tmp = pg_alloc((files->len + 1) * sizeof(*tmp));
-    pg_buf *old = pg_alloc((files->len + 1) * sizeof(*old));
-    int *had = pg_alloc((files->len + 1) * sizeof(*had));
-    int *replaced = pg_alloc((files->len + 1) * sizeof(*replaced));
+    char **tmp = pg_zalloc(cx, (files->len + 1) * sizeof(*tmp));
+    pg_buf *old = pg_zalloc(cx, (files->len + 1) * sizeof(*old));
+    int *had = pg_zalloc(cx, (files->len + 1) * sizeof(*had));
+    int *replaced = pg_zalloc(cx, (files->len + 1) * sizeof(*replaced));
     size_t i;
     int rc = 0;
 
@@ -131,17 +131,17 @@ int pg_write_files(const char *dir, pg_vec *files)
     for (i = 0; i < files->len && !rc; i++) {
         pg_file *f = files->items[i];
 
-        if (same_content(dest_of(dir, files, i), &f->text))
+        if (same_content(dest_of(cx, dir, files, i), &f->text))
             continue;
-        rc = save_old(dest_of(dir, files, i), &old[i], &had[i]);
+        rc = save_old(cx, dest_of(cx, dir, files, i), &old[i], &had[i]);
         if (!rc)
-            rc = (tmp[i] = write_temp(dir, f, dest_of(dir, files, i))) ? 0 : -1;
+            rc = (tmp[i] = write_temp(cx, dir, f, dest_of(cx, dir, files, i))) ? 0 : -1;
     }
     for (i = 0; i < files->len && !rc; i++) {
-        if (tmp[i] && rename(tmp[i], dest_of(dir, files, i))) {
-            pg_error((pg_loc){ dest_of(dir, files, i), 0 }, "cannot replace: %s", strerror(errno));
+        if (tmp[i] && rename(tmp[i], dest_of(cx, dir, files, i))) {
+            pg_error(cx, (pg_loc){ dest_of(cx, dir, files, i), 0 }, "cannot replace: %s", strerror(errno));
             rc = -1;
-            restore(dir, files, replaced, old, had);
+            restore(cx, dir, files, replaced, old, had);
         } else if (tmp[i]) {
             replaced[i] = 1;
             tmp[i] = NULL;

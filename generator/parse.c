@@ -28,6 +28,7 @@ struct frame {
 };
 
 struct reader {
+    pg_ctx *cx;
     XML_Parser xml;
     pg_manifest *m;
     const char *path;
@@ -94,17 +95,17 @@ static pg_loc attr_loc(struct reader *r, const char *attr)
     return here(r);
 }
 
-static char *attr(const char **atts, const char *name)
+static char *attr(struct reader *r, const char **atts, const char *name)
 {
     for (; atts[0]; atts += 2)
         if (strcmp(local_name(atts[0]), name) == 0)
-            return pg_strdup(atts[1]);
+            return pg_strdup(r->cx, atts[1]);
     return NULL;
 }
 
 static char *attr_at(struct reader *r, const char **atts, const char *name, pg_loc *loc)
 {
-    char *v = attr(atts, name);
+    char *v = attr(r, atts, name);
 
     *loc = v ? attr_loc(r, name) : here(r);
     return v;
@@ -118,28 +119,28 @@ static void ref_attr(struct reader *r, const char **atts, const char *name, pg_r
 
 static void start_provider(struct reader *r, const char **atts, struct frame *f)
 {
-    pg_provider *p = pg_alloc(sizeof(*p));
+    pg_provider *p = pg_zalloc(r->cx, sizeof(*p));
 
     p->loc = here(r);
     p->name = attr_at(r, atts, "name", &p->name_loc);
     p->guid = attr_at(r, atts, "guid", &p->guid_loc);
-    p->symbol = attr(atts, "symbol");
-    pg_vec_push(&r->m->providers, p);
+    p->symbol = attr(r, atts, "symbol");
+    pg_vec_push(r->cx, &r->m->providers, p);
     r->provider = p;
     f->node = p;
 }
 
 static pg_named *named(struct reader *r, const char **atts, const char *value_attr, pg_vec *into)
 {
-    pg_named *n = pg_alloc(sizeof(*n));
+    pg_named *n = pg_zalloc(r->cx, sizeof(*n));
 
     n->loc = here(r);
-    n->name = attr(atts, "name");
-    n->symbol = attr(atts, "symbol");
-    n->message = attr(atts, "message");
+    n->name = attr(r, atts, "name");
+    n->symbol = attr(r, atts, "symbol");
+    n->message = attr(r, atts, "message");
     if (value_attr)
         n->value_str = attr_at(r, atts, value_attr, &n->value_loc);
-    pg_vec_push(into, n);
+    pg_vec_push(r->cx, into, n);
     return n;
 }
 
@@ -176,8 +177,8 @@ static void start_channel(struct reader *r, const char **atts, struct frame *f)
 {
     pg_named *c = named(r, atts, "value", &r->provider->channels);
 
-    c->chid = attr(atts, "chid");
-    c->type = attr(atts, "type");
+    c->chid = attr(r, atts, "chid");
+    c->type = attr(r, atts, "type");
     f->node = c;
 }
 
@@ -189,12 +190,12 @@ static void start_import_channel(struct reader *r, const char **atts, struct fra
 
 static void start_map(struct reader *r, const char **atts, struct frame *f, int is_bitmap)
 {
-    pg_map *m = pg_alloc(sizeof(*m));
+    pg_map *m = pg_zalloc(r->cx, sizeof(*m));
 
     m->loc = here(r);
-    m->name = attr(atts, "name");
+    m->name = attr(r, atts, "name");
     m->is_bitmap = is_bitmap;
-    pg_vec_push(&r->provider->maps, m);
+    pg_vec_push(r->cx, &r->provider->maps, m);
     f->node = m;
 }
 
@@ -211,29 +212,29 @@ static void start_bit_map(struct reader *r, const char **atts, struct frame *f)
 static void start_map_entry(struct reader *r, const char **atts, struct frame *f)
 {
     pg_map *m = f[-1].node;
-    pg_map_entry *e = pg_alloc(sizeof(*e));
+    pg_map_entry *e = pg_zalloc(r->cx, sizeof(*e));
 
     e->value_str = attr_at(r, atts, "value", &e->loc);
-    e->message = attr(atts, "message");
-    e->label = attr(atts, "symbol");
-    pg_vec_push(&m->entries, e);
+    e->message = attr(r, atts, "message");
+    e->label = attr(r, atts, "symbol");
+    pg_vec_push(r->cx, &m->entries, e);
     f->node = e;
 }
 
 static void start_template(struct reader *r, const char **atts, struct frame *f)
 {
-    pg_template *t = pg_alloc(sizeof(*t));
+    pg_template *t = pg_zalloc(r->cx, sizeof(*t));
 
     t->loc = here(r);
-    t->tid = attr(atts, "tid");
-    pg_vec_push(&r->provider->templates, t);
+    t->tid = attr(r, atts, "tid");
+    pg_vec_push(r->cx, &r->provider->templates, t);
     r->tmpl = t;
     f->node = t;
 }
 
 static pg_field *field(struct reader *r, const char **atts, struct frame *f)
 {
-    pg_field *fld = pg_alloc(sizeof(*fld));
+    pg_field *fld = pg_zalloc(r->cx, sizeof(*fld));
     pg_loc name_loc;
 
     fld->loc = here(r);
@@ -243,9 +244,9 @@ static pg_field *field(struct reader *r, const char **atts, struct frame *f)
     ref_attr(r, atts, "length", &fld->length);
     if (f[-1].ctx == C_STRUCT) {
         fld->parent = f[-1].node;
-        pg_vec_push(&fld->parent->members, fld);
+        pg_vec_push(r->cx, &fld->parent->members, fld);
     } else {
-        pg_vec_push(&r->tmpl->fields, fld);
+        pg_vec_push(r->cx, &r->tmpl->fields, fld);
     }
     f->node = fld;
     return fld;
@@ -267,7 +268,7 @@ static void start_struct(struct reader *r, const char **atts, struct frame *f)
 
 static void start_event(struct reader *r, const char **atts, struct frame *f)
 {
-    pg_event *e = pg_alloc(sizeof(*e));
+    pg_event *e = pg_zalloc(r->cx, sizeof(*e));
 
     e->loc = here(r);
     e->value_str = attr_at(r, atts, "value", &e->value_loc);
@@ -281,8 +282,8 @@ static void start_event(struct reader *r, const char **atts, struct frame *f)
     e->keywords_attr = attr_at(r, atts, "keywords", &e->keywords_loc);
     e->template_name = attr_at(r, atts, "template", &e->template_loc);
     e->channel_name = attr_at(r, atts, "channel", &e->channel_loc);
-    e->message = attr(atts, "message");
-    pg_vec_push(&r->provider->events, e);
+    e->message = attr(r, atts, "message");
+    pg_vec_push(r->cx, &r->provider->events, e);
     f->node = e;
 }
 
@@ -298,7 +299,7 @@ static int culture_rank(const char *culture)
 
 static void start_resources(struct reader *r, const char **atts, struct frame *f)
 {
-    int rank = culture_rank(attr(atts, "culture"));
+    int rank = culture_rank(attr(r, atts, "culture"));
 
     (void)f;
     r->resources_rank = rank > r->culture_rank ? rank : 0;
@@ -315,11 +316,11 @@ static void start_string(struct reader *r, const char **atts, struct frame *f)
     (void)f;
     if (!r->resources_rank)
         return;
-    s = pg_alloc(sizeof(*s));
-    s->id = attr(atts, "id");
-    s->value = attr(atts, "value");
+    s = pg_zalloc(r->cx, sizeof(*s));
+    s->id = attr(r, atts, "id");
+    s->value = attr(r, atts, "value");
     if (s->id && s->value)
-        pg_vec_push(&r->m->strings, s);
+        pg_vec_push(r->cx, &r->m->strings, s);
 }
 
 /* Elements not listed are skipped with their whole subtree: UserData, counters, filters, ... */
@@ -396,7 +397,7 @@ static void XMLCALL on_end(void *data, const char *name)
 
 /* expat sees the document as UTF-8: UTF-16 input (by BOM, or by "<?" in UTF-16) is transcoded
  * here, so attribute line numbers can be found in one buffer and any declared encoding works. */
-static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big_endian)
+static void utf16_to_utf8(pg_ctx *cx, pg_buf *b, const unsigned char *s, size_t len, int big_endian)
 {
     for (size_t i = 0; i + 1 < len; i += 2) {
         uint32_t u = big_endian ? (uint32_t)(s[i] << 8 | s[i + 1]) : (uint32_t)(s[i + 1] << 8 | s[i]);
@@ -409,12 +410,12 @@ static void utf16_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int big
                 i += 2;
             }
         }
-        pg_buf_put_utf8(b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+        pg_buf_put_utf8(cx, b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
     }
 }
 
 /* The encoding an 8-bit document declares in <?xml ... encoding="X"?>, or NULL. */
-static char *declared_encoding(const char *data, size_t len)
+static char *declared_encoding(pg_ctx *cx, const char *data, size_t len)
 {
     const char *end, *e;
     char quote;
@@ -433,7 +434,7 @@ static char *declared_encoding(const char *data, size_t len)
     quote = *e++;
     for (n = 0; e + n < end && e[n] != quote; n++)
         ;
-    return pg_strndup(e, n);
+    return pg_strndup(cx, e, n);
 }
 
 /* windows-1252's 0x80-0x9F; where it has no character, the Latin-1 control character. */
@@ -443,13 +444,13 @@ static const uint16_t cp1252_high[32] = {
     0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
 };
 
-static void single_byte_to_utf8(pg_buf *b, const unsigned char *s, size_t len, int cp1252)
+static void single_byte_to_utf8(pg_ctx *cx, pg_buf *b, const unsigned char *s, size_t len, int cp1252)
 {
     for (size_t i = 0; i < len; i++) {
         if (s[i] < 0x80)
-            pg_buf_putn(b, (const char *)s + i, 1);
+            pg_buf_putn(cx, b, (const char *)s + i, 1);
         else
-            pg_buf_put_utf8(b, cp1252 && s[i] < 0xA0 ? cp1252_high[s[i] - 0x80] : s[i]);
+            pg_buf_put_utf8(cx, b, cp1252 && s[i] < 0xA0 ? cp1252_high[s[i] - 0x80] : s[i]);
     }
 }
 
@@ -468,57 +469,57 @@ static const struct {
 
 /* Everything becomes UTF-8 for expat: the BOM decides, else the XML declaration. Returns 0, or
  * -1 for an encoding we cannot read (reported). */
-static int to_utf8(const char *path, pg_buf *b, const char *data, size_t len)
+static int to_utf8(pg_ctx *cx, const char *path, pg_buf *b, const char *data, size_t len)
 {
     const unsigned char *s = (const unsigned char *)data;
     char *enc;
 
     if (len >= 2 && s[0] == 0xFF && s[1] == 0xFE)
-        utf16_to_utf8(b, s + 2, len - 2, 0);
+        utf16_to_utf8(cx, b, s + 2, len - 2, 0);
     else if (len >= 2 && s[0] == 0xFE && s[1] == 0xFF)
-        utf16_to_utf8(b, s + 2, len - 2, 1);
+        utf16_to_utf8(cx, b, s + 2, len - 2, 1);
     else if (len >= 4 && s[0] == '<' && s[1] == 0 && s[2] != 0 && s[3] == 0)
-        utf16_to_utf8(b, s, len, 0);
+        utf16_to_utf8(cx, b, s, len, 0);
     else if (len >= 4 && s[0] == 0 && s[1] == '<' && s[2] == 0 && s[3] != 0)
-        utf16_to_utf8(b, s, len, 1);
+        utf16_to_utf8(cx, b, s, len, 1);
     else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
-        pg_buf_putn(b, data + 3, len - 3);
-    else if (!(enc = declared_encoding(data, len)) || strncasecmp(enc, "utf-16", 6) == 0)
-        pg_buf_putn(b, data, len);
+        pg_buf_putn(cx, b, data + 3, len - 3);
+    else if (!(enc = declared_encoding(cx, data, len)) || strncasecmp(enc, "utf-16", 6) == 0)
+        pg_buf_putn(cx, b, data, len);
     else {
         for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++) {
             if (strcasecmp(enc, encodings[i].name) != 0)
                 continue;
             if (encodings[i].enc == ENC_UTF8)
-                pg_buf_putn(b, data, len);
+                pg_buf_putn(cx, b, data, len);
             else
-                single_byte_to_utf8(b, s, len, encodings[i].enc == ENC_CP1252);
+                single_byte_to_utf8(cx, b, s, len, encodings[i].enc == ENC_CP1252);
             return 0;
         }
-        pg_error((pg_loc){ path, 1 }, "encoding \"%s\" is not supported (UTF-8, UTF-16 with a BOM, "
+        pg_error(cx, (pg_loc){ path, 1 }, "encoding \"%s\" is not supported (UTF-8, UTF-16 with a BOM, "
                  "ISO-8859-1, US-ASCII and windows-1252 are)", enc);
         return -1;
     }
     return 0;
 }
 
-pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
+pg_manifest *pg_parse_buffer(pg_ctx *cx, const char *path, const char *data, size_t len)
 {
-    struct reader r = { 0 };
+    struct reader r = { .cx = cx };
     pg_buf text = { 0 };
     const char *base = strrchr(path, '/');
 
-    r.m = pg_alloc(sizeof(*r.m));
-    r.m->path = pg_strdup(path);
-    r.m->basename = pg_strdup(base ? base + 1 : path);
+    r.m = pg_zalloc(cx, sizeof(*r.m));
+    r.m->path = pg_strdup(cx, path);
+    r.m->basename = pg_strdup(cx, base ? base + 1 : path);
     r.path = r.m->path;
-    if (to_utf8(r.path, &text, data, len) < 0)
+    if (to_utf8(cx, r.path, &text, data, len) < 0)
         goto end;
     r.text = text.data ? text.data : "";
     r.text_len = text.len;
     r.xml = XML_ParserCreate("UTF-8");
     if (!r.xml) {
-        pg_error((pg_loc){ r.path, 0 }, "cannot create an XML parser");
+        pg_error(cx, (pg_loc){ r.path, 0 }, "cannot create an XML parser");
         goto end;
     }
     r.stack[0].ctx = C_ROOT;
@@ -528,14 +529,14 @@ pg_manifest *pg_parse_buffer(const char *path, const char *data, size_t len)
     if (XML_Parse(r.xml, r.text, (int)r.text_len, 1) == XML_STATUS_ERROR) {
         pg_loc loc = { r.path, (unsigned)XML_GetCurrentLineNumber(r.xml) };
 
-        pg_error(loc, "malformed XML: %s", XML_ErrorString(XML_GetErrorCode(r.xml)));
+        pg_error(cx, loc, "malformed XML: %s", XML_ErrorString(XML_GetErrorCode(r.xml)));
     }
     XML_ParserFree(r.xml);
 end:
     return r.m;
 }
 
-pg_manifest *pg_parse_file(const char *path)
+pg_manifest *pg_parse_file(pg_ctx *cx, const char *path)
 {
     FILE *f = fopen(path, "rb");
     pg_buf data = { 0 };
@@ -543,16 +544,16 @@ pg_manifest *pg_parse_file(const char *path)
     size_t n;
 
     if (!f) {
-        pg_error((pg_loc){ path, 0 }, "cannot open: %s", strerror(errno));
+        pg_error(cx, (pg_loc){ path, 0 }, "cannot open: %s", strerror(errno));
         return NULL;
     }
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        pg_buf_putn(&data, chunk, n);
+        pg_buf_putn(cx, &data, chunk, n);
     if (ferror(f)) {
-        pg_error((pg_loc){ path, 0 }, "cannot read: %s", strerror(errno));
+        pg_error(cx, (pg_loc){ path, 0 }, "cannot read: %s", strerror(errno));
         fclose(f);
         return NULL;
     }
     fclose(f);
-    return pg_parse_buffer(path, data.data ? data.data : "", data.len);
+    return pg_parse_buffer(cx, path, data.data ? data.data : "", data.len);
 }

@@ -17,40 +17,40 @@ struct gen {
 
 /* ---- babeltrace2's text forms ------------------------------------------------------------------ */
 
-static void bt_string(pg_buf *b, const char *s)
+static void bt_string(pg_ctx *cx, pg_buf *b, const char *s)
 {
-    pg_buf_putn(b, "\"", 1);
+    pg_buf_putn(cx, b, "\"", 1);
     for (const char *c = s; *c; c++) {
         switch (*c) {
-        case '"': pg_buf_puts(b, "\\\""); break;
-        case '\\': pg_buf_puts(b, "\\\\"); break;
-        case '\n': pg_buf_puts(b, "\\n"); break;
-        case '\t': pg_buf_puts(b, "\\t"); break;
-        case '\r': pg_buf_puts(b, "\\r"); break;
-        default: pg_buf_putn(b, c, 1); break;
+        case '"': pg_buf_puts(cx, b, "\\\""); break;
+        case '\\': pg_buf_puts(cx, b, "\\\\"); break;
+        case '\n': pg_buf_puts(cx, b, "\\n"); break;
+        case '\t': pg_buf_puts(cx, b, "\\t"); break;
+        case '\r': pg_buf_puts(cx, b, "\\r"); break;
+        default: pg_buf_putn(cx, b, c, 1); break;
         }
     }
-    pg_buf_putn(b, "\"", 1);
+    pg_buf_putn(cx, b, "\"", 1);
 }
 
 /* An enum label as babeltrace2 shows it: as a string, except that LTTng's metadata writes '?'
  * as "\?" (no trigraph can form) and babeltrace2 2.0 shows it so. */
-static void bt_label(pg_buf *b, const char *s)
+static void bt_label(pg_ctx *cx, pg_buf *b, const char *s)
 {
     pg_buf t = { 0 };
 
-    bt_string(&t, s);
+    bt_string(cx, &t, s);
     for (size_t i = 0; i < t.len; i++) {
         if (t.data[i] == '?')
-            pg_buf_puts(b, "\\?");
+            pg_buf_puts(cx, b, "\\?");
         else
-            pg_buf_putn(b, t.data + i, 1);
+            pg_buf_putn(cx, b, t.data + i, 1);
     }
 }
 
-static void expect_field(struct gen *g, const char *name, const char *value)
+static void expect_field(pg_ctx *cx, struct gen *g, const char *name, const char *value)
 {
-    pg_buf_printf(&g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
+    pg_buf_printf(cx, &g->expect, "%s%s = %s", g->expect.len ? ", " : "", name, value);
 }
 
 /* ---- sample values ------------------------------------------------------------------------------ */
@@ -137,50 +137,50 @@ static uint64_t int_value(const struct gen *g, const pg_field *f, unsigned k, in
     }
 }
 
-static char *int_c(const pg_field *f, uint64_t v)
+static char *int_c(pg_ctx *cx, const pg_field *f, uint64_t v)
 {
     const pg_intype *t = f->type;
 
     if (t->is_pointer)
-        return pg_printf("(const void *)(uintptr_t)UINT64_C(0x%llx)", (unsigned long long)v);
+        return pg_printf(cx, "(const void *)(uintptr_t)UINT64_C(0x%llx)", (unsigned long long)v);
     if (t->is_signed) {
         int64_t s = (int64_t)v;
 
         if (s == INT64_MIN)
-            return pg_strdup("INT64_MIN");
-        return t->size == 8 ? pg_printf("INT64_C(%lld)", (long long)s) : pg_printf("%lld", (long long)s);
+            return pg_strdup(cx, "INT64_MIN");
+        return t->size == 8 ? pg_printf(cx, "INT64_C(%lld)", (long long)s) : pg_printf(cx, "%lld", (long long)s);
     }
-    return t->size == 8 ? pg_printf("UINT64_C(%llu)", (unsigned long long)v)
-                        : pg_printf("%lluU", (unsigned long long)v);
+    return t->size == 8 ? pg_printf(cx, "UINT64_C(%llu)", (unsigned long long)v)
+                        : pg_printf(cx, "%lluU", (unsigned long long)v);
 }
 
 /* An integer as babeltrace2 prints it; scalar leaves may be enums. */
-static char *int_text(const pg_field *f, uint64_t v, int scalar)
+static char *int_text(pg_ctx *cx, const pg_field *f, uint64_t v, int scalar)
 {
-    const char *num = f->type->is_signed && (int64_t)v < 0 ? pg_printf("%lld", (long long)(int64_t)v)
-                                                          : pg_printf("%llu", (unsigned long long)v);
+    const char *num = f->type->is_signed && (int64_t)v < 0 ? pg_printf(cx, "%lld", (long long)(int64_t)v)
+                                                          : pg_printf(cx, "%llu", (unsigned long long)v);
 
     if (scalar && f->type->is_bool)
-        return pg_printf("( \"%s\" : container = %s )", v ? "true" : "false", num);
+        return pg_printf(cx, "( \"%s\" : container = %s )", v ? "true" : "false", num);
     if (scalar && f->en) {
         const pg_enum_value *e = enum_entry(f);
         pg_buf b = { 0 };
 
         if (!e || e->value != v)
-            return pg_printf("( <unknown> : container = %s )", num);
-        pg_buf_puts(&b, "( ");
-        bt_label(&b, e->entry->label);
-        pg_buf_printf(&b, " : container = %s )", num);
-        return pg_strdup(b.data);
+            return pg_printf(cx, "( <unknown> : container = %s )", num);
+        pg_buf_puts(cx, &b, "( ");
+        bt_label(cx, &b, e->entry->label);
+        pg_buf_printf(cx, &b, " : container = %s )", num);
+        return pg_strdup(cx, b.data);
     }
     if (f->hex)
-        return pg_printf("0x%llX", (unsigned long long)v);
-    return pg_strdup(num);
+        return pg_printf(cx, "0x%llX", (unsigned long long)v);
+    return pg_strdup(cx, num);
 }
 
 /* UTF-16 samples: free ones have 2-, 3- and 4-byte UTF-8 (a surrogate pair); sized ones are built
  * from BMP characters so that a length never splits a pair. */
-static struct sample utf16_sample(unsigned k, uint64_t len)
+static struct sample utf16_sample(pg_ctx *cx, unsigned k, uint64_t len)
 {
     static const uint32_t free_tail[] = { ' ', 0xE9, 0x65E5, 0x672C, 0x1F600 };
     static const uint32_t cycle[] = { 0xE9, 0x65E5, 'a' };
@@ -190,144 +190,144 @@ static struct sample utf16_sample(unsigned k, uint64_t len)
     struct sample s;
 
     snprintf(head, sizeof(head), "s%u", k);
-    pg_buf_puts(&c, "u\"");
+    pg_buf_puts(cx, &c, "u\"");
     /* a sized string starts with non-ASCII text, so that even short ones carry some */
     for (size_t i = 0; len && i < 2 && units < len; i++, units++) {
-        pg_buf_printf(&c, "\\u%04X", cycle[i]);
-        pg_buf_put_utf8(&t, cycle[i]);
+        pg_buf_printf(cx, &c, "\\u%04X", cycle[i]);
+        pg_buf_put_utf8(cx, &t, cycle[i]);
     }
     for (const char *h = head; *h && (!len || units < len); h++, units++) {
-        pg_buf_putn(&c, h, 1);
-        pg_buf_putn(&t, h, 1);
+        pg_buf_putn(cx, &c, h, 1);
+        pg_buf_putn(cx, &t, h, 1);
     }
     for (size_t i = 0; len ? units < len : i < sizeof(free_tail) / sizeof(free_tail[0]); i++) {
         uint32_t cp = len ? cycle[i % 3] : free_tail[i];
 
-        pg_buf_printf(&c, cp < 0x80 ? "%c" : cp < 0x10000 ? "\\u%04X" : "\\U%08X", cp);
-        pg_buf_put_utf8(&t, cp);
+        pg_buf_printf(cx, &c, cp < 0x80 ? "%c" : cp < 0x10000 ? "\\u%04X" : "\\U%08X", cp);
+        pg_buf_put_utf8(cx, &t, cp);
         units += cp < 0x10000 ? 1 : 2;
     }
-    pg_buf_puts(&c, "\"");
-    s.c = pg_strdup(c.data);
-    s.text = pg_strdup(t.data ? t.data : "");
+    pg_buf_puts(cx, &c, "\"");
+    s.c = pg_strdup(cx, c.data);
+    s.text = pg_strdup(cx, t.data ? t.data : "");
     return s;
 }
 
-static struct sample ansi_sample(unsigned k, uint64_t len)
+static struct sample ansi_sample(pg_ctx *cx, unsigned k, uint64_t len)
 {
     pg_buf t = { 0 }, c = { 0 };
     struct sample s;
 
     if (!len) {
-        pg_buf_printf(&t, "a%u caf\xC3\xA9", k);
+        pg_buf_printf(cx, &t, "a%u caf\xC3\xA9", k);
     } else {
-        pg_buf_printf(&t, "a%u-", k);
+        pg_buf_printf(cx, &t, "a%u-", k);
         while (t.len < len)
-            pg_buf_putn(&t, &"xyz"[t.len % 3], 1);
+            pg_buf_putn(cx, &t, &"xyz"[t.len % 3], 1);
         t.len = (size_t)len;
         t.data[t.len] = '\0';
     }
-    pg_put_c_string(&c, t.data);
-    s.c = pg_strdup(c.data);
-    s.text = pg_strdup(t.data);
+    pg_put_c_string(cx, &c, t.data);
+    s.c = pg_strdup(cx, c.data);
+    s.text = pg_strdup(cx, t.data);
     return s;
 }
 
-static void hex_text(pg_buf *b, const uint8_t *bytes, size_t n)
+static void hex_text(pg_ctx *cx, pg_buf *b, const uint8_t *bytes, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        pg_buf_printf(b, "%02x", bytes[i]);
+        pg_buf_printf(cx, b, "%02x", bytes[i]);
 }
 
-static char *static_bytes(struct gen *g, const uint8_t *bytes, size_t n)
+static char *static_bytes(pg_ctx *cx, struct gen *g, const uint8_t *bytes, size_t n)
 {
-    char *name = pg_printf("b%u", g->id++);
+    char *name = pg_printf(cx, "b%u", g->id++);
 
-    pg_buf_printf(&g->pre, "    static const uint8_t %s[%zu] = { ", name, n);
+    pg_buf_printf(cx, &g->pre, "    static const uint8_t %s[%zu] = { ", name, n);
     for (size_t i = 0; i < n; i++)
-        pg_buf_printf(&g->pre, "0x%02x%s", bytes[i], i + 1 < n ? ", " : " };\n");
+        pg_buf_printf(cx, &g->pre, "0x%02x%s", bytes[i], i + 1 < n ? ", " : " };\n");
     return name;
 }
 
-static struct sample float_sample(const pg_field *f, unsigned k)
+static struct sample float_sample(pg_ctx *cx, const pg_field *f, unsigned k)
 {
     double v = f->type->size == 4 ? (double)(k % 8) + 0.5 : -(double)(k % 8) - 0.25;
     struct sample s;
 
-    s.c = pg_printf(f->type->size == 4 ? "%.2ff" : "%.2f", v);
-    s.text = pg_printf("%g", v);
+    s.c = pg_printf(cx, f->type->size == 4 ? "%.2ff" : "%.2f", v);
+    s.text = pg_printf(cx, "%g", v);
     return s;
 }
 
 /* GUID and SYSTEMTIME travel by pointer as parameters and by value inside structs. */
-static struct sample by_value_or_pointer(struct gen *g, const char *type, char *init, char *text,
+static struct sample by_value_or_pointer(pg_ctx *cx, struct gen *g, const char *type, char *init, char *text,
                                          int in_struct)
 {
     struct sample s = { init, text };
 
     if (!in_struct) {
-        s.c = pg_printf("&v%u", g->id);
-        pg_buf_printf(&g->pre, "    static const %s v%u = %s;\n", type, g->id++, init);
+        s.c = pg_printf(cx, "&v%u", g->id);
+        pg_buf_printf(cx, &g->pre, "    static const %s v%u = %s;\n", type, g->id++, init);
     }
     return s;
 }
 
-static struct sample guid_sample(struct gen *g, unsigned k, int in_struct)
+static struct sample guid_sample(pg_ctx *cx, struct gen *g, unsigned k, int in_struct)
 {
-    return by_value_or_pointer(g, "palev_guid",
-                               pg_printf("{ 0x%08xU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, %u } }",
+    return by_value_or_pointer(cx, g, "palev_guid",
+                               pg_printf(cx, "{ 0x%08xU, 0x5678, 0x9abc, { 0xde, 0xf0, 1, 2, 3, 4, 5, %u } }",
                                          0x1234ab00U + k, k % 256),
-                               pg_printf("%08x-5678-9abc-def0-01020304%02x%02x", 0x1234ab00U + k, 5, k % 256),
+                               pg_printf(cx, "%08x-5678-9abc-def0-01020304%02x%02x", 0x1234ab00U + k, 5, k % 256),
                                in_struct);
 }
 
-static struct sample systemtime_sample(struct gen *g, unsigned k, int in_struct)
+static struct sample systemtime_sample(pg_ctx *cx, struct gen *g, unsigned k, int in_struct)
 {
-    return by_value_or_pointer(g, "palev_systemtime", pg_printf("{ 2026, 11, 0, 22, 7, 1, 47, %u }", k % 1000),
-                               pg_printf("2026-11-22T07:01:47.%03u", k % 1000), in_struct);
+    return by_value_or_pointer(cx, g, "palev_systemtime", pg_printf(cx, "{ 2026, 11, 0, 22, 7, 1, 47, %u }", k % 1000),
+                               pg_printf(cx, "2026-11-22T07:01:47.%03u", k % 1000), in_struct);
 }
 
 /* S-1-5-21-<k>-298: revision 1, 3 sub-authorities, authority 5. */
-static struct sample sid_sample(struct gen *g, unsigned k)
+static struct sample sid_sample(pg_ctx *cx, struct gen *g, unsigned k)
 {
     uint8_t sid[] = { 1, 3, 0, 0, 0, 0, 0, 5, 21, 0, 0, 0, (uint8_t)k, 0, 0, 0, 42, 1, 0, 0 };
     struct sample s;
 
-    s.c = static_bytes(g, sid, sizeof(sid));
-    s.text = pg_printf("S-1-5-21-%u-298", k % 256);
+    s.c = static_bytes(cx, g, sid, sizeof(sid));
+    s.text = pg_printf(cx, "S-1-5-21-%u-298", k % 256);
     return s;
 }
 
 /* Binary: the C array and, as text, its lowercase hex (a JSON element's form). */
-static struct sample binary_sample(struct gen *g, unsigned k, uint64_t len)
+static struct sample binary_sample(pg_ctx *cx, struct gen *g, unsigned k, uint64_t len)
 {
     size_t n = (size_t)len;
-    uint8_t *bytes = pg_alloc(n ? n : 1);
+    uint8_t *bytes = pg_zalloc(cx, n ? n : 1);
     pg_buf t = { 0 };
     struct sample s;
 
     for (size_t i = 0; i < n; i++)
         bytes[i] = (uint8_t)(k + 37 * i);
-    s.c = static_bytes(g, bytes, n);
-    hex_text(&t, bytes, n);
-    s.text = pg_strdup(t.data ? t.data : "");
+    s.c = static_bytes(cx, g, bytes, n);
+    hex_text(cx, &t, bytes, n);
+    s.text = pg_strdup(cx, t.data ? t.data : "");
     return s;
 }
 
 /* A value of a non-integer field; text is what the trace shows (string fields) or, for binary,
  * the lowercase hex of a JSON element. in_struct: GUID/SYSTEMTIME by value, not by pointer. */
-static struct sample value_sample(struct gen *g, const pg_field *f, unsigned k, uint64_t len, int in_struct)
+static struct sample value_sample(pg_ctx *cx, struct gen *g, const pg_field *f, unsigned k, uint64_t len, int in_struct)
 {
     struct sample none = { NULL, NULL };
 
     switch (f->type->kind) {
-    case PG_K_FLOAT: return float_sample(f, k);
-    case PG_K_UTF16: return utf16_sample(k, len);
-    case PG_K_ANSI: return ansi_sample(k, len);
-    case PG_K_GUID: return guid_sample(g, k, in_struct);
-    case PG_K_SYSTEMTIME: return systemtime_sample(g, k, in_struct);
-    case PG_K_SID: return sid_sample(g, k);
-    case PG_K_BINARY: return binary_sample(g, k, len);
+    case PG_K_FLOAT: return float_sample(cx, f, k);
+    case PG_K_UTF16: return utf16_sample(cx, k, len);
+    case PG_K_ANSI: return ansi_sample(cx, k, len);
+    case PG_K_GUID: return guid_sample(cx, g, k, in_struct);
+    case PG_K_SYSTEMTIME: return systemtime_sample(cx, g, k, in_struct);
+    case PG_K_SID: return sid_sample(cx, g, k);
+    case PG_K_BINARY: return binary_sample(cx, g, k, len);
     case PG_K_INT: break;
     }
     return none;
@@ -345,59 +345,59 @@ static uint64_t sample_len(const struct gen *g, const pg_field *f, int elem)
 
 /* ---- JSON elements, as libpaleventing writes them ---------------------------------------------- */
 
-static void json_element(pg_buf *b, const pg_field *f, const struct sample *s)
+static void json_element(pg_ctx *cx, pg_buf *b, const pg_field *f, const struct sample *s)
 {
     if (f->type->kind == PG_K_FLOAT) {
         double v;
 
         sscanf(s->text, "%lf", &v);
-        pg_buf_printf(b, f->type->size == 4 ? "%.9g" : "%.17g", v);
+        pg_buf_printf(cx, b, f->type->size == 4 ? "%.9g" : "%.17g", v);
         return;
     }
     /* Samples hold no characters JSON escapes. */
-    pg_buf_printf(b, "\"%s\"", s->text);
+    pg_buf_printf(cx, b, "\"%s\"", s->text);
 }
 
-static void expect_json(struct gen *g, const char *name, const pg_buf *json)
+static void expect_json(pg_ctx *cx, struct gen *g, const char *name, const pg_buf *json)
 {
     pg_buf t = { 0 };
 
-    bt_string(&t, json->data ? json->data : "[]");
-    expect_field(g, name, t.data);
+    bt_string(cx, &t, json->data ? json->data : "[]");
+    expect_field(cx, g, name, t.data);
 }
 
-static void expect_ints(struct gen *g, const pg_leaf *l, const pg_buf *items, size_t n)
+static void expect_ints(pg_ctx *cx, struct gen *g, const pg_leaf *l, const pg_buf *items, size_t n)
 {
     if (!l->fixed)
-        expect_field(g, pg_printf("_%s_length", l->f->tname), pg_printf("%zu", n));
-    expect_field(g, l->f->tname, n ? pg_printf("[ %s ]", items->data) : "[ ]");
+        expect_field(cx, g, pg_printf(cx, "_%s_length", l->f->tname), pg_printf(cx, "%zu", n));
+    expect_field(cx, g, l->f->tname, n ? pg_printf(cx, "[ %s ]", items->data) : "[ ]");
 }
 
-static void append_item(pg_buf *items, size_t i, const char *text)
+static void append_item(pg_ctx *cx, pg_buf *items, size_t i, const char *text)
 {
-    pg_buf_printf(items, "%s[%zu] = %s", i ? ", " : "", i, text);
+    pg_buf_printf(cx, items, "%s[%zu] = %s", i ? ", " : "", i, text);
 }
 
 /* ---- arguments ------------------------------------------------------------------------------------ */
 
-static void arg(struct gen *g, const char *c)
+static void arg(pg_ctx *cx, struct gen *g, const char *c)
 {
-    pg_buf_printf(&g->args, "%s%s", g->args.len ? ", " : "", c);
+    pg_buf_printf(cx, &g->args, "%s%s", g->args.len ? ", " : "", c);
 }
 
 /* C declaration of one array element named name (an array declarator is fine). */
-static char *elem_decl(const pg_field *f, const char *name)
+static char *elem_decl(pg_ctx *cx, const pg_field *f, const char *name)
 {
     switch (f->type->kind) {
     case PG_K_INT:
-        return f->type->is_pointer ? pg_printf("const void *const %s", name)
-                                   : pg_printf("const %s %s", f->type->ctype, name);
-    case PG_K_FLOAT: return pg_printf("const %s %s", f->type->ctype, name);
-    case PG_K_UTF16: return pg_printf("const char16_t *const %s", name);
-    case PG_K_ANSI: return pg_printf("const char *const %s", name);
-    case PG_K_GUID: return pg_printf("const palev_guid %s", name);
-    case PG_K_SYSTEMTIME: return pg_printf("const palev_systemtime %s", name);
-    default: return pg_printf("const void *const %s", name);
+        return f->type->is_pointer ? pg_printf(cx, "const void *const %s", name)
+                                   : pg_printf(cx, "const %s %s", f->type->ctype, name);
+    case PG_K_FLOAT: return pg_printf(cx, "const %s %s", f->type->ctype, name);
+    case PG_K_UTF16: return pg_printf(cx, "const char16_t *const %s", name);
+    case PG_K_ANSI: return pg_printf(cx, "const char *const %s", name);
+    case PG_K_GUID: return pg_printf(cx, "const palev_guid %s", name);
+    case PG_K_SYSTEMTIME: return pg_printf(cx, "const palev_systemtime %s", name);
+    default: return pg_printf(cx, "const void *const %s", name);
     }
 }
 
@@ -407,47 +407,47 @@ struct value {
     char *len;
 };
 
-static struct value scalar(struct gen *g, const pg_field *f, int in_struct)
+static struct value scalar(pg_ctx *cx, struct gen *g, const pg_field *f, int in_struct)
 {
     unsigned k = g->seed++;
     uint64_t len = f->type->kind == PG_K_INT ? 0 : sample_len(g, f, -1);
     struct value v = { NULL, NULL };
 
     if (f->type->counted)
-        v.len = pg_printf("%lluU", (unsigned long long)len);
+        v.len = pg_printf(cx, "%lluU", (unsigned long long)len);
     if (f->type->kind == PG_K_INT) {
         uint64_t x = int_value(g, f, k, -1);
 
-        expect_field(g, f->tname, int_text(f, x, 1));
-        v.c = int_c(f, x);
+        expect_field(cx, g, f->tname, int_text(cx, f, x, 1));
+        v.c = int_c(cx, f, x);
     } else if (f->type->kind == PG_K_BINARY) {
-        struct sample s = value_sample(g, f, k, len, in_struct);
+        struct sample s = value_sample(cx, g, f, k, len, in_struct);
         pg_buf items = { 0 };
         pg_leaf l = { .f = f, .fixed = !f->type->counted && f->length.is_const };
 
         for (size_t i = 0; i < len; i++)
-            append_item(&items, i, pg_printf("0x%X", (unsigned)(uint8_t)(k + 37 * i)));
-        expect_ints(g, &l, &items, (size_t)len);
+            append_item(cx, &items, i, pg_printf(cx, "0x%X", (unsigned)(uint8_t)(k + 37 * i)));
+        expect_ints(cx, g, &l, &items, (size_t)len);
         v.c = s.c;
     } else {
-        struct sample s = value_sample(g, f, k, len, in_struct);
+        struct sample s = value_sample(cx, g, f, k, len, in_struct);
         pg_buf t = { 0 };
 
         if (f->type->kind == PG_K_FLOAT)
-            pg_buf_puts(&t, s.text);
+            pg_buf_puts(cx, &t, s.text);
         else
-            bt_string(&t, s.text);
-        expect_field(g, f->tname, t.data);
+            bt_string(cx, &t, s.text);
+        expect_field(cx, g, f->tname, t.data);
         v.c = s.c;
     }
     return v;
 }
 
 /* An array field outside arrays of structs. */
-static char *array(struct gen *g, const pg_field *f)
+static char *array(pg_ctx *cx, struct gen *g, const pg_field *f)
 {
     size_t n = (size_t)ref_of(g, &f->count, -1);
-    char *name = pg_printf("a%u", g->id++);
+    char *name = pg_printf(cx, "a%u", g->id++);
     pg_buf init = { 0 }, items = { 0 }, json = { 0 };
     unsigned k0 = g->seed++;
 
@@ -457,72 +457,72 @@ static char *array(struct gen *g, const pg_field *f)
         if (f->type->kind == PG_K_INT) {
             uint64_t v = int_value(g, f, k, -1);
 
-            pg_buf_printf(&init, "%s%s", i ? ", " : "", int_c(f, v));
-            append_item(&items, i, int_text(f, v, 0));
+            pg_buf_printf(cx, &init, "%s%s", i ? ", " : "", int_c(cx, f, v));
+            append_item(cx, &items, i, int_text(cx, f, v, 0));
         } else {
-            struct sample s = value_sample(g, f, k, sample_len(g, f, -1), 1);
+            struct sample s = value_sample(cx, g, f, k, sample_len(g, f, -1), 1);
 
-            pg_buf_printf(&init, "%s%s", i ? ", " : "", s.c);
-            pg_buf_puts(&json, i ? "," : "[");
-            json_element(&json, f, &s);
+            pg_buf_printf(cx, &init, "%s%s", i ? ", " : "", s.c);
+            pg_buf_puts(cx, &json, i ? "," : "[");
+            json_element(cx, &json, f, &s);
         }
     }
-    pg_buf_printf(&g->pre, "    static %s = { %s };\n", elem_decl(f, pg_printf("%s[%zu]", name, n)),
+    pg_buf_printf(cx, &g->pre, "    static %s = { %s };\n", elem_decl(cx, f, pg_printf(cx, "%s[%zu]", name, n)),
                   n ? init.data : "0");
     if (f->type->kind == PG_K_INT) {
         pg_leaf l = { .f = f, .fixed = f->count.is_const };
 
-        expect_ints(g, &l, &items, n);
+        expect_ints(cx, g, &l, &items, n);
     } else {
-        pg_buf_puts(&json, n ? "]" : "[]");
-        expect_json(g, f->tname, &json);
+        pg_buf_puts(cx, &json, n ? "]" : "[]");
+        expect_json(cx, g, f->tname, &json);
     }
     return name;
 }
 
-static char *struct_value(struct gen *g, const pg_field *s, int by_value);
-static char *struct_array(struct gen *g, const pg_field *s);
+static char *struct_value(pg_ctx *cx, struct gen *g, const pg_field *s, int by_value);
+static char *struct_array(pg_ctx *cx, struct gen *g, const pg_field *s);
 
 /* Initializers of the members of one struct held by value or pointed to. */
-static void member_inits(struct gen *g, const pg_field *s, pg_buf *init)
+static void member_inits(pg_ctx *cx, struct gen *g, const pg_field *s, pg_buf *init)
 {
     PG_VEC_EACH(const pg_field, m, s->members) {
-        pg_buf_printf(init, "%s.%s = ", init->len ? ", " : "", m->cname);
+        pg_buf_printf(cx, init, "%s.%s = ", init->len ? ", " : "", m->cname);
         if (m->is_struct && m->count.present) {
-            pg_buf_puts(init, struct_array(g, m));
+            pg_buf_puts(cx, init, struct_array(cx, g, m));
         } else if (m->is_struct) {
-            pg_buf_puts(init, struct_value(g, m, 1));
+            pg_buf_puts(cx, init, struct_value(cx, g, m, 1));
         } else if (m->count.present) {
-            pg_buf_puts(init, array(g, m));
+            pg_buf_puts(cx, init, array(cx, g, m));
         } else {
-            struct value v = scalar(g, m, 1);
+            struct value v = scalar(cx, g, m, 1);
 
-            pg_buf_puts(init, v.c);
+            pg_buf_puts(cx, init, v.c);
             if (v.len)
-                pg_buf_printf(init, ", .%s_Length = %s", m->cname, v.len);
+                pg_buf_printf(cx, init, ", .%s_Length = %s", m->cname, v.len);
         }
     }
 }
 
 /* A single struct: by value inside another struct, else a pointer to a static one. */
-static char *struct_value(struct gen *g, const pg_field *s, int by_value)
+static char *struct_value(pg_ctx *cx, struct gen *g, const pg_field *s, int by_value)
 {
     pg_buf init = { 0 };
     char *c;
 
-    member_inits(g, s, &init);
+    member_inits(cx, g, s, &init);
     if (by_value) {
-        c = pg_printf("{ %s }", init.data ? init.data : "0");
+        c = pg_printf(cx, "{ %s }", init.data ? init.data : "0");
     } else {
-        c = pg_printf("&st%u", g->id);
-        pg_buf_printf(&g->pre, "    static const %s st%u = { %s };\n",
+        c = pg_printf(cx, "&st%u", g->id);
+        pg_buf_printf(cx, &g->pre, "    static const %s st%u = { %s };\n",
                       s->struct_type, g->id++, init.data ? init.data : "0");
     }
     return c;
 }
 
 /* One member of an array of structs, over all elements: initializers and expected field. */
-static void member_column(struct gen *g, const pg_field *m, size_t n, pg_buf *inits)
+static void member_column(pg_ctx *cx, struct gen *g, const pg_field *m, size_t n, pg_buf *inits)
 {
     pg_buf items = { 0 }, json = { 0 };
     unsigned k0 = g->seed++;
@@ -531,115 +531,115 @@ static void member_column(struct gen *g, const pg_field *m, size_t n, pg_buf *in
     for (size_t i = 0; i < n; i++) {
         unsigned k = k0 + 11 * (unsigned)i;
 
-        pg_buf_printf(&inits[i], "%s.%s = ", inits[i].len ? ", " : "", m->cname);
+        pg_buf_printf(cx, &inits[i], "%s.%s = ", inits[i].len ? ", " : "", m->cname);
         if (m->count.present) {
             size_t cnt = (size_t)ref_of(g, &m->count, (int)i);
-            char *name = pg_printf("n%u", g->id++);
+            char *name = pg_printf(cx, "n%u", g->id++);
             pg_buf vals = { 0 };
 
             for (size_t j = 0; j < cnt; j++) {
                 uint64_t v = int_value(g, m, k + 3 * (unsigned)j, (int)i);
 
-                pg_buf_printf(&vals, "%s%s", j ? ", " : "", int_c(m, v));
-                append_item(&items, total++, int_text(m, v, 0));
+                pg_buf_printf(cx, &vals, "%s%s", j ? ", " : "", int_c(cx, m, v));
+                append_item(cx, &items, total++, int_text(cx, m, v, 0));
             }
-            pg_buf_printf(&g->pre, "    static %s = { %s };\n", elem_decl(m, pg_printf("%s[%zu]", name, cnt)),
+            pg_buf_printf(cx, &g->pre, "    static %s = { %s };\n", elem_decl(cx, m, pg_printf(cx, "%s[%zu]", name, cnt)),
                           cnt ? vals.data : "0");
-            pg_buf_puts(&inits[i], name);
+            pg_buf_puts(cx, &inits[i], name);
         } else if (m->type->kind == PG_K_INT) {
             uint64_t v = int_value(g, m, k, (int)i);
 
-            pg_buf_puts(&inits[i], int_c(m, v));
-            append_item(&items, total++, int_text(m, v, 0));
+            pg_buf_puts(cx, &inits[i], int_c(cx, m, v));
+            append_item(cx, &items, total++, int_text(cx, m, v, 0));
         } else {
             uint64_t len = sample_len(g, m, (int)i);
-            struct sample s = value_sample(g, m, k, len, 1);
+            struct sample s = value_sample(cx, g, m, k, len, 1);
 
-            pg_buf_puts(&inits[i], s.c);
+            pg_buf_puts(cx, &inits[i], s.c);
             if (m->type->counted)
-                pg_buf_printf(&inits[i], ", .%s_Length = %lluU", m->cname, (unsigned long long)len);
-            pg_buf_puts(&json, i ? "," : "[");
-            json_element(&json, m, &s);
+                pg_buf_printf(cx, &inits[i], ", .%s_Length = %lluU", m->cname, (unsigned long long)len);
+            pg_buf_puts(cx, &json, i ? "," : "[");
+            json_element(cx, &json, m, &s);
         }
     }
     if (m->type->kind == PG_K_INT || m->count.present) {
         pg_leaf l = { .f = m, .fixed = !m->count.present && m->parent->count.is_const };
 
-        expect_ints(g, &l, &items, total);
+        expect_ints(cx, g, &l, &items, total);
     } else {
-        pg_buf_puts(&json, n ? "]" : "[]");
-        expect_json(g, m->tname, &json);
+        pg_buf_puts(cx, &json, n ? "]" : "[]");
+        expect_json(cx, g, m->tname, &json);
     }
 }
 
-static char *struct_array(struct gen *g, const pg_field *s)
+static char *struct_array(pg_ctx *cx, struct gen *g, const pg_field *s)
 {
     size_t n = (size_t)ref_of(g, &s->count, -1);
-    pg_buf *inits = pg_alloc((n + 1) * sizeof(*inits)), all = { 0 };
-    char *name = pg_printf("sa%u", g->id++);
+    pg_buf *inits = pg_zalloc(cx, (n + 1) * sizeof(*inits)), all = { 0 };
+    char *name = pg_printf(cx, "sa%u", g->id++);
 
     PG_VEC_EACH(const pg_field, m, s->members)
-        member_column(g, m, n, inits);
+        member_column(cx, g, m, n, inits);
     for (size_t i = 0; i < n; i++)
-        pg_buf_printf(&all, "%s{ %s }", i ? ", " : "", inits[i].data ? inits[i].data : "0");
-    pg_buf_printf(&g->pre, "    static const %s %s[%zu] = { %s };\n", s->struct_type,
+        pg_buf_printf(cx, &all, "%s{ %s }", i ? ", " : "", inits[i].data ? inits[i].data : "0");
+    pg_buf_printf(cx, &g->pre, "    static const %s %s[%zu] = { %s };\n", s->struct_type,
                   name, n ? n : 1, n ? all.data : "{ 0 }");
     return name;
 }
 
-static void event_args(struct gen *g)
+static void event_args(pg_ctx *cx, struct gen *g)
 {
     PG_VEC_EACH(const pg_field, f, g->t->fields) {
         if (f->is_struct && f->count.present) {
-            arg(g, struct_array(g, f));
+            arg(cx, g, struct_array(cx, g, f));
         } else if (f->is_struct) {
-            arg(g, struct_value(g, f, 0));
+            arg(cx, g, struct_value(cx, g, f, 0));
         } else if (f->count.present) {
-            arg(g, array(g, f));
+            arg(cx, g, array(cx, g, f));
         } else {
-            struct value v = scalar(g, f, 0);
+            struct value v = scalar(cx, g, f, 0);
 
-            arg(g, v.c);
+            arg(cx, g, v.c);
             if (v.len)
-                arg(g, v.len);
+                arg(cx, g, v.len);
         }
     }
 }
 
-static void emit_event(struct gen *g, pg_buf *c, pg_buf *expect, const pg_event *e)
+static void emit_event(pg_ctx *cx, struct gen *g, pg_buf *c, pg_buf *expect, const pg_event *e)
 {
     g->t = e->tmpl;
     g->pre.len = g->args.len = g->expect.len = 0;
     if (g->t)
-        event_args(g);
-    pg_buf_printf(c, "static void fire_%s(void)\n{\n%s%s%s(%s);\n}\n\n", e->cname,
+        event_args(cx, g);
+    pg_buf_printf(cx, c, "static void fire_%s(void)\n{\n%s%s%s(%s);\n}\n\n", e->cname,
                   g->pre.len ? g->pre.data : "", g->pre.len ? "\n    " : "    ", e->fire_name,
                   g->args.len ? g->args.data : "");
-    pg_buf_printf(expect, "%s:%s: { %s%s}\n", g->p->lttng_name, e->lttng_name,
+    pg_buf_printf(cx, expect, "%s:%s: { %s%s}\n", g->p->lttng_name, e->lttng_name,
                   g->expect.len ? g->expect.data : "", g->expect.len ? " " : "");
 }
 
-void pg_emit_selftest(const pg_manifest *m, const pg_provider *p, pg_vec *files)
+void pg_emit_selftest(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)
 {
-    pg_file *c = pg_alloc(sizeof(*c)), *x = pg_alloc(sizeof(*x));
+    pg_file *c = pg_zalloc(cx, sizeof(*c)), *x = pg_zalloc(cx, sizeof(*x));
     struct gen g = { .p = p };
 
-    c->name = pg_printf("%s-selftest.c", p->lttng_name);
-    x->name = pg_printf("%s-selftest.expect", p->lttng_name);
-    pg_buf_puts(&c->text, "/* Generated by palev-gen from ");
-    pg_put_comment_text(&c->text, m->basename);
-    pg_buf_printf(&c->text, ". Do not edit. */\n/* Selftest of provider %s: fires each of its %zu events once "
+    c->name = pg_printf(cx, "%s-selftest.c", p->lttng_name);
+    x->name = pg_printf(cx, "%s-selftest.expect", p->lttng_name);
+    pg_buf_puts(cx, &c->text, "/* Generated by palev-gen from ");
+    pg_put_comment_text(cx, &c->text, m->basename);
+    pg_buf_printf(cx, &c->text, ". Do not edit. */\n/* Selftest of provider %s: fires each of its %zu events once "
                   "with known values; %s-selftest.expect holds what babeltrace2 must show. */\n"
                   "#include \"%s-events.h\"\n\n#include <stdint.h>\n\n", p->lttng_name, p->events.len,
                   p->lttng_name, p->lttng_name);
     PG_VEC_EACH(const pg_event, e, p->events) {
         g.seed = e->index * 7 + 1;
-        emit_event(&g, &c->text, &x->text, e);
+        emit_event(cx, &g, &c->text, &x->text, e);
     }
-    pg_buf_puts(&c->text, "int main(void)\n{\n");
+    pg_buf_puts(cx, &c->text, "int main(void)\n{\n");
     PG_VEC_EACH(const pg_event, e, p->events)
-        pg_buf_printf(&c->text, "    fire_%s();\n", e->cname);
-    pg_buf_puts(&c->text, "    return 0;\n}\n");
-    pg_vec_push(files, c);
-    pg_vec_push(files, x);
+        pg_buf_printf(cx, &c->text, "    fire_%s();\n", e->cname);
+    pg_buf_puts(cx, &c->text, "    return 0;\n}\n");
+    pg_vec_push(cx, files, c);
+    pg_vec_push(cx, files, x);
 }

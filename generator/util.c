@@ -1,33 +1,47 @@
 /* SPDX-License-Identifier: MIT */
-/* palev-gen utilities: the model arena, growable arrays and strings, diagnostics. */
+/* The generator's context: its arena, growable arrays and strings, and its diagnostics. */
 #include "model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The arena: large zeroed blocks handed out by bumping a pointer, all freed in one walk. A
- * request bigger than a block gets a block of its own. */
+/* The arena: large zeroed blocks handed out by bumping a pointer, never reused, all freed in one
+ * walk: what pg_zalloc() returns is zeroed. A request bigger than a block gets a block of its own. */
 #define ARENA_BLOCK (256 * 1024)
 
-struct arena_block {
-    struct arena_block *next;
+struct pg_arena_block {
+    struct pg_arena_block *next;
     size_t size, used;
     max_align_t data[];
 };
 
-static struct arena_block *arena_head;
+void pg_ctx_init(pg_ctx *cx)
+{
+    *cx = (pg_ctx){ 0 };
+}
+
+void pg_ctx_fini(pg_ctx *cx)
+{
+    while (cx->arena) {
+        struct pg_arena_block *next = cx->arena->next;
+
+        free(cx->arena);
+        cx->arena = next;
+    }
+    pg_ctx_init(cx);
+}
 
 static void out_of_memory(void)
 {
-    fputs("palev-gen: out of memory\n", stderr);
+    fputs("palevgen: out of memory\n", stderr);
     exit(3);
 }
 
-void *pg_alloc(size_t size)
+void *pg_zalloc(pg_ctx *cx, size_t size)
 {
     size_t align = sizeof(max_align_t), need = (size + align - 1) / align * align;
-    struct arena_block *b = arena_head;
+    struct pg_arena_block *b = cx->arena;
     void *p;
 
     if (!need)
@@ -39,22 +53,12 @@ void *pg_alloc(size_t size)
         if (!b)
             out_of_memory();
         b->size = block;
-        b->next = arena_head;
-        arena_head = b;
+        b->next = cx->arena;
+        cx->arena = b;
     }
     p = (char *)b->data + b->used;
     b->used += need;
     return p;
-}
-
-void pg_arena_free(void)
-{
-    while (arena_head) {
-        struct arena_block *next = arena_head->next;
-
-        free(arena_head);
-        arena_head = next;
-    }
 }
 
 /* ---- string index: open addressing, FNV-1a -------------------------------------------------- */
@@ -88,24 +92,24 @@ void *pg_index_get(const pg_index *ix, const char *key)
     return ix->cap ? ix->values[slot(ix, key)] : NULL;
 }
 
-static void grow(pg_index *ix)
+static void grow(pg_ctx *cx, pg_index *ix)
 {
-    pg_index bigger = { pg_alloc(ix->cap * 2 * sizeof(char *) + 16 * sizeof(char *)),
-                        pg_alloc(ix->cap * 2 * sizeof(void *) + 16 * sizeof(void *)),
+    pg_index bigger = { pg_zalloc(cx, ix->cap * 2 * sizeof(char *) + 16 * sizeof(char *)),
+                        pg_zalloc(cx, ix->cap * 2 * sizeof(void *) + 16 * sizeof(void *)),
                         ix->cap ? ix->cap * 2 : 16, 0 };
 
     for (size_t i = 0; i < ix->cap; i++)
         if (ix->keys[i])
-            pg_index_put(&bigger, ix->keys[i], ix->values[i]);
+            pg_index_put(cx, &bigger, ix->keys[i], ix->values[i]);
     *ix = bigger;
 }
 
-void *pg_index_put(pg_index *ix, const char *key, void *value)
+void *pg_index_put(pg_ctx *cx, pg_index *ix, const char *key, void *value)
 {
     size_t i;
 
     if ((ix->len + 1) * 2 > ix->cap)
-        grow(ix);
+        grow(cx, ix);
     i = slot(ix, key);
     if (ix->keys[i])
         return ix->values[i];
@@ -115,21 +119,21 @@ void *pg_index_put(pg_index *ix, const char *key, void *value)
     return NULL;
 }
 
-char *pg_strndup(const char *s, size_t n)
+char *pg_strndup(pg_ctx *cx, const char *s, size_t n)
 {
-    char *d = pg_alloc(n + 1);
+    char *d = pg_zalloc(cx, n + 1);
 
     memcpy(d, s, n);
     d[n] = '\0';
     return d;
 }
 
-char *pg_strdup(const char *s)
+char *pg_strdup(pg_ctx *cx, const char *s)
 {
-    return s ? pg_strndup(s, strlen(s)) : NULL;
+    return s ? pg_strndup(cx, s, strlen(s)) : NULL;
 }
 
-char *pg_printf(const char *fmt, ...)
+char *pg_printf(pg_ctx *cx, const char *fmt, ...)
 {
     va_list ap, ap2;
     char small[256];
@@ -144,21 +148,21 @@ char *pg_printf(const char *fmt, ...)
     if (n < 0)
         n = 0, small[0] = '\0';
     if ((size_t)n < sizeof(small)) {
-        s = pg_strndup(small, (size_t)n);
+        s = pg_strndup(cx, small, (size_t)n);
     } else {
-        s = pg_alloc((size_t)n + 1);
+        s = pg_zalloc(cx, (size_t)n + 1);
         vsnprintf(s, (size_t)n + 1, fmt, ap2);
     }
     va_end(ap2);
     return s;
 }
 
-void pg_vec_push(pg_vec *v, void *item)
+void pg_vec_push(pg_ctx *cx, pg_vec *v, void *item)
 {
-    /* Grown arrays stay in the arena too, so one pg_arena_free() releases the whole model. */
+    /* Grown arrays stay in the arena too, so one pg_ctx_fini() releases the whole model. */
     if (v->len == v->cap) {
         size_t cap = v->cap ? v->cap * 2 : 8;
-        void **items = pg_alloc(cap * sizeof(*items));
+        void **items = pg_zalloc(cx, cap * sizeof(*items));
 
         if (v->len)
             memcpy(items, v->items, v->len * sizeof(*items));
@@ -168,9 +172,9 @@ void pg_vec_push(pg_vec *v, void *item)
     v->items[v->len++] = item;
 }
 
-/* Buffers grow inside the arena too: one pg_arena_free() releases everything, even buffers an
+/* Buffers grow inside the arena too: one pg_ctx_fini() releases everything, even buffers an
  * error path forgot. The old block stays until then; growth is geometric, so at most 2x. */
-static void buf_reserve(pg_buf *b, size_t extra)
+static void buf_reserve(pg_ctx *cx, pg_buf *b, size_t extra)
 {
     size_t cap;
     char *data;
@@ -180,27 +184,28 @@ static void buf_reserve(pg_buf *b, size_t extra)
     cap = b->cap ? b->cap : 256;
     while (cap < b->len + extra + 1)
         cap *= 2;
-    data = pg_alloc(cap);
+    data = pg_zalloc(cx, cap);
     if (b->len)
         memcpy(data, b->data, b->len);
     b->data = data;
     b->cap = cap;
 }
 
-void pg_buf_putn(pg_buf *b, const char *s, size_t n)
+void pg_buf_putn(pg_ctx *cx, pg_buf *b, const char *s, size_t n)
 {
-    buf_reserve(b, n);
+    buf_reserve(cx, b, n);
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
 
-void pg_buf_puts(pg_buf *b, const char *s)
+void pg_buf_puts(pg_ctx *cx, pg_buf *b, const char *s)
 {
-    pg_buf_putn(b, s, strlen(s));
+    pg_buf_putn(cx, b, s, strlen(s));
 }
 
-void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 3, 0)))
+buf_vprintf(pg_ctx *cx, pg_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     int n;
@@ -210,70 +215,64 @@ void pg_buf_vprintf(pg_buf *b, const char *fmt, va_list ap)
     va_end(ap2);
     if (n < 0)
         return;
-    buf_reserve(b, (size_t)n);
+    buf_reserve(cx, b, (size_t)n);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
 }
 
-void pg_buf_printf(pg_buf *b, const char *fmt, ...)
+void pg_buf_printf(pg_ctx *cx, pg_buf *b, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    pg_buf_vprintf(b, fmt, ap);
+    buf_vprintf(cx, b, fmt, ap);
     va_end(ap);
 }
 
-static unsigned errors;
-static int quiet;
-
-static void diag(pg_loc loc, const char *kind, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 4, 0)))
+diag(pg_ctx *cx, pg_loc loc, const char *kind, const char *fmt, va_list ap)
 {
-    if (quiet)
+    pg_buf line = { 0 };
+
+    if (cx->quiet)
         return;
     if (loc.line)
-        fprintf(stderr, "%s:%u: %s: ", loc.file, loc.line, kind);
+        pg_buf_printf(cx, &line, "%s:%u: %s: ", loc.file, loc.line, kind);
     else
-        fprintf(stderr, "%s: %s: ", loc.file, kind);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+        pg_buf_printf(cx, &line, "%s: %s: ", loc.file, kind);
+    buf_vprintf(cx, &line, fmt, ap);
+    if (cx->sink)
+        cx->sink(cx->sink_data, line.data);
+    else
+        fprintf(stderr, "%s\n", line.data);
 }
 
-void pg_error(pg_loc loc, const char *fmt, ...)
+void pg_error(pg_ctx *cx, pg_loc loc, const char *fmt, ...)
 {
     va_list ap;
 
-    errors++;
+    cx->errors++;
     va_start(ap, fmt);
-    diag(loc, "error", fmt, ap);
+    diag(cx, loc, "error", fmt, ap);
     va_end(ap);
 }
 
-void pg_warning(pg_loc loc, const char *fmt, ...)
+void pg_warning(pg_ctx *cx, pg_loc loc, const char *fmt, ...)
 {
     va_list ap;
 
+    cx->warnings++;
     va_start(ap, fmt);
-    diag(loc, "warning", fmt, ap);
+    diag(cx, loc, "warning", fmt, ap);
     va_end(ap);
 }
 
-unsigned pg_error_count(void)
+unsigned pg_error_count(const pg_ctx *cx)
 {
-    return errors;
+    return cx->errors;
 }
 
-void pg_diag_reset(void)
-{
-    errors = 0;
-}
-
-void pg_diag_quiet(int q)
-{
-    quiet = q;
-}
-
-void pg_buf_put_utf8(pg_buf *b, uint32_t cp)
+void pg_buf_put_utf8(pg_ctx *cx, pg_buf *b, uint32_t cp)
 {
     char u[4];
     size_t n;
@@ -289,5 +288,5 @@ void pg_buf_put_utf8(pg_buf *b, uint32_t cp)
         u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
         u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
     }
-    pg_buf_putn(b, u, n);
+    pg_buf_putn(cx, b, u, n);
 }

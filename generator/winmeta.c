@@ -182,14 +182,15 @@ static int builtin_match(const char *builtin, const char *name)
     return b && strcmp(a, b + 1) == 0;
 }
 
-static pg_named *find_builtin(const struct builtin *table, size_t n, const char *name, pg_loc loc)
+static pg_named *find_builtin(pg_ctx *cx, const struct builtin *table, size_t n, const char *name,
+                              pg_loc loc)
 {
     for (size_t i = 0; i < n; i++) {
         if (builtin_match(table[i].name, name)) {
-            pg_named *b = pg_alloc(sizeof(*b));
+            pg_named *b = pg_zalloc(cx, sizeof(*b));
 
             b->loc = loc;
-            b->name = pg_strdup(strchr(table[i].name, ':') + 1);
+            b->name = pg_strdup(cx, strchr(table[i].name, ':') + 1);
             b->value = table[i].value;
             b->builtin = 1;
             return b;
@@ -200,7 +201,7 @@ static pg_named *find_builtin(const struct builtin *table, size_t n, const char 
 
 #define N(table) (sizeof(table) / sizeof(table[0]))
 
-pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc loc)
+pg_named *pg_builtin_find(pg_ctx *cx, enum pg_builtin_kind kind, const char *name, pg_loc loc)
 {
     static const struct {
         const struct builtin *table;
@@ -212,7 +213,7 @@ pg_named *pg_builtin_find(enum pg_builtin_kind kind, const char *name, pg_loc lo
         [PG_BUILTIN_KEYWORD] = { builtin_keywords, N(builtin_keywords) },
     };
 
-    return find_builtin(tables[kind].table, tables[kind].n, name, loc);
+    return find_builtin(cx, tables[kind].table, tables[kind].n, name, loc);
 }
 
 int pg_builtin_channel(const char *name, uint64_t *value)

@@ -9,16 +9,18 @@
 /* Every provider of every loaded manifest, by LTTng name; events by "Provider:Event". */
 static pt_map providers, events;
 static unsigned manifest_count;
+/* The arena and diagnostics of the generator's parser and checker (zeroed: initialised). */
+static pg_ctx gen;
 /* The manifests given with -m: each must describe some provider of the trace. */
 static pg_manifest **explicit_list;
 static unsigned nexplicit;
 
 static int load_one(const char *path, int is_explicit)
 {
-    pg_diag_reset();
-    pg_manifest *m = pg_parse_file(path);
+    unsigned before = pg_error_count(&gen);
+    pg_manifest *m = pg_parse_file(&gen, path);
     pg_options opt = { 0 };
-    if (pg_error_count() || !m || pg_check(m, &opt) || pg_error_count()) {
+    if (pg_error_count(&gen) != before || !m || pg_check(&gen, m, &opt)) {
         fprintf(stderr, "palev-trace: error: %s: not a valid manifest (see the errors above)\n", path);
         return -1;
     }
@@ -154,6 +156,6 @@ void pt__manifest_free(void)
     nexplicit = 0;
     pt_map_free(&providers);
     pt_map_free(&events);
-    pg_arena_free();
+    pg_ctx_fini(&gen);
     manifest_count = 0;
 }

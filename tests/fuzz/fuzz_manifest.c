@@ -22,7 +22,7 @@ static void check_files(const pg_vec *files)
 
 /* enable-list by a keyword name as people say it: the first keyword's, upper case, "Keyword"
  * added (an unknown name would only print an error). */
-static void enable_by_name(const pg_manifest *m, pg_vec *list, pg_buf *err)
+static void enable_by_name(pg_ctx *cx, const pg_manifest *m, pg_vec *list, pg_buf *err)
 {
     char name[128];
 
@@ -35,7 +35,7 @@ static void enable_by_name(const pg_manifest *m, pg_vec *list, pg_buf *err)
             for (size_t i = 0; i <= n; i++)
                 name[i] = (char)toupper((unsigned char)k->name[i]);
             strcat(name, "Keyword");
-            (void)pg_enable_list(m, &(pg_enable_query){ name, NULL, p->name }, list, err);
+            (void)pg_enable_list(cx, m, &(pg_enable_query){ name, NULL, p->name }, list, err);
             return;
         }
 }
@@ -49,22 +49,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pg_vec list = { 0 };
     pg_buf err = { 0 };
     pg_manifest *m;
+    pg_ctx cx;
 
-    pg_diag_quiet(1);
-    pg_diag_reset();
-    m = pg_parse_buffer("fuzz.man", (const char *)data, size);
-    if (pg_error_count() == 0 && pg_check(m, &opt) == 0 && pg_lower(m) == 0) {
+    pg_ctx_init(&cx);
+    cx.quiet = 1;
+    m = pg_parse_buffer(&cx, "fuzz.man", (const char *)data, size);
+    if (pg_error_count(&cx) == 0 && pg_check(&cx, m, &opt) == 0 && pg_lower(&cx, m) == 0) {
         PG_VEC_EACH(pg_provider, p, m->providers) {
             if (!p->events.len)
                 continue;
-            pg_emit_provider(m, p, &files);
-            pg_emit_selftest(m, p, &files);
+            pg_emit_provider(&cx, m, p, &files);
+            pg_emit_selftest(&cx, m, p, &files);
         }
         check_files(&files);
-        (void)pg_enable_list(m, &(pg_enable_query){ NULL, NULL, NULL }, &list, &err);
-        (void)pg_enable_list(m, &(pg_enable_query){ "0x1", "4", NULL }, &list, &err);
-        enable_by_name(m, &list, &err);
+        (void)pg_enable_list(&cx, m, &(pg_enable_query){ NULL, NULL, NULL }, &list, &err);
+        (void)pg_enable_list(&cx, m, &(pg_enable_query){ "0x1", "4", NULL }, &list, &err);
+        enable_by_name(&cx, m, &list, &err);
     }
-    pg_arena_free();
+    pg_ctx_fini(&cx);
     return 0;
 }
