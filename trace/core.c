@@ -33,6 +33,7 @@ struct pt_reader {
     char **tasks;
     unsigned ntasks;
     pt_map task_by_name;
+    pt_manifests *manifests;    /* -m and TRACE/palev-manifests/, this reader's own */
     unsigned manifest_errors;
     const bt_event_class *last_ec;
     bt_entry *last_entry;
@@ -95,7 +96,7 @@ static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
     const char *base = strrchr(dir, '/');
     base = base ? base + 1 : dir;
     if (strcmp(base, "palev-manifests") == 0)
-        return load_manifests ? pt__manifest_load_dir(dir) : 0;
+        return load_manifests ? pt__manifest_load_dir(r->manifests, dir) : 0;
     if (is_file(dir, "metadata"))
         add_dir(r, dir);
     char **subs = depth < 12 ? subdirs(dir, &n) : NULL;
@@ -153,8 +154,9 @@ int pt_open(const pt_input *in, pt_reader **out)
 {
     pt_reader *r = pt_xcalloc(1, sizeof(*r));
     int rc = 0;
+    r->manifests = pt__manifest_new();
     for (unsigned i = 0; i < in->nmanifests && !rc; i++)
-        if (pt__manifest_load(in->manifests[i]))
+        if (pt__manifest_load(r->manifests, in->manifests[i]))
             rc = PT_EXIT_DATA;
     r->live_seconds = in->live_seconds;
     if (!rc)
@@ -196,8 +198,8 @@ void pt_close(pt_reader *r)
     free(r->classes);
     free(r->traces);
     free(r->tasks);
+    pt__manifest_free(r->manifests);
     free(r);
-    pt__manifest_free();
 }
 
 /* ---- what the reader learnt ---------------------------------------------------------------- */
@@ -208,7 +210,7 @@ unsigned pt_class_count(const pt_reader *r) { return r->nclasses; }
 pt_class *pt_class_at(const pt_reader *r, unsigned i) { return r->classes[i]; }
 unsigned pt_task_count(const pt_reader *r) { return r->ntasks; }
 const char *pt_task_name(const pt_reader *r, unsigned i) { return r->tasks[i]; }
-unsigned pt_manifest_count(const pt_reader *r) { (void)r; return pt__manifest_count(); }
+unsigned pt_manifest_count(const pt_reader *r) { return pt__manifest_count(r->manifests); }
 unsigned pt_manifest_errors(const pt_reader *r) { return r->manifest_errors; }
 int pt_ran(const pt_reader *r) { return r && r->ran; }
 
@@ -264,7 +266,7 @@ static void set_role(pt_reader *r, pt_class *c)
     char task[600];
     size_t stem = 0;
     const pg_event *e = c->man;
-    if (pt__manifest_provider(c->provider)) {
+    if (pt__manifest_provider(r->manifests, c->provider)) {
         uint64_t op = e && e->opcode ? e->opcode->value : 0;
         if (!e || !e->task || (op != PT_OPCODE_START && op != PT_OPCODE_STOP))
             return;
@@ -291,7 +293,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     c->provider = colon ? strndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
     c->event = colon ? colon + 1 : c->name;
     c->index = r->nclasses;
-    c->man = pt__manifest_event(c->name);
+    c->man = pt__manifest_event(r->manifests, c->name);
     c->is_eventsource = strcmp(c->name, "Paleventing:EventSource") == 0;
     set_role(r, c);
     r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
@@ -341,14 +343,15 @@ static int64_t member_index(const bt_field_class *st, const char *name)
 static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 {
     const char *why;
-    if (c->count || !pt__manifest_provider(c->provider))
+    if (c->count || !pt__manifest_provider(r->manifests, c->provider))
         return;
     if (!c->man) {
         fprintf(stderr, "palev-trace: error: the manifest of provider %s has no event %s, which "
                 "the trace holds: is it the manifest this trace was recorded with?\n",
                 c->provider, c->event);
         r->manifest_errors++;
-    } else if ((why = pt__manifest_mismatch(c->man, bt_event_class_borrow_payload_field_class_const(ec)))) {
+    } else if ((why = pt__manifest_mismatch(r->manifests, c->man,
+                                            bt_event_class_borrow_payload_field_class_const(ec)))) {
         fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n", c->name, why);
         r->manifest_errors++;
         c->man = NULL;
@@ -632,7 +635,7 @@ int pt_run(pt_reader *r, const pt_sink *sink)
     rc = 0;
 end:
     if (r->nclasses)
-        r->manifest_errors += pt__manifest_check_used(provider_seen, r);
+        r->manifest_errors += pt__manifest_check_used(r->manifests, provider_seen, r);
     bt_graph_put_ref(g);
     return rc;
 }

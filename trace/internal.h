@@ -5,16 +5,22 @@
 
 #include "core.h"
 
-/* manifest.c: a registry of the loaded manifests' providers and events. */
-int pt__manifest_load(const char *path);
-int pt__manifest_load_dir(const char *dir);
-unsigned pt__manifest_count(void);
-const pg_provider *pt__manifest_provider(const char *lttng_provider);
-const pg_event *pt__manifest_event(const char *name);
-/* Why the trace's payload does not match the manifest's event, or NULL when it does. */
-const char *pt__manifest_mismatch(const pg_event *e, const bt_field_class *payload);
+/* manifest.c: the manifests one reader loaded (-m and TRACE/palev-manifests/), with their
+ * providers and events by LTTng name. Each registry has its own generator context: two readers
+ * in one process share nothing. */
+typedef struct pt_manifests pt_manifests;
+pt_manifests *pt__manifest_new(void);
+void pt__manifest_free(pt_manifests *ms);
+int pt__manifest_load(pt_manifests *ms, const char *path);
+int pt__manifest_load_dir(pt_manifests *ms, const char *dir);
+unsigned pt__manifest_count(const pt_manifests *ms);
+const pg_provider *pt__manifest_provider(const pt_manifests *ms, const char *lttng_provider);
+const pg_event *pt__manifest_event(const pt_manifests *ms, const char *name);
+/* Why the trace's payload does not match the manifest's event, or NULL when it does (the text
+ * lives in ms until the next call). */
+const char *pt__manifest_mismatch(pt_manifests *ms, const pg_event *e, const bt_field_class *payload);
 /* Says which -m manifests describe no provider that seen() finds in the trace; their number. */
-unsigned pt__manifest_check_used(int (*seen)(const char *provider, void *data), void *data);
-void pt__manifest_free(void);
+unsigned pt__manifest_check_used(const pt_manifests *ms, int (*seen)(const char *provider, void *data),
+                                 void *data);
 
 #endif /* PALEV_TRACE_INTERNAL_H */

@@ -6,46 +6,66 @@
 
 #include "internal.h"
 
-/* Every provider of every loaded manifest, by LTTng name; events by "Provider:Event". */
-static pt_map providers, events;
-static unsigned manifest_count;
-/* The arena and diagnostics of the generator's parser and checker (zeroed: initialised). */
-static pg_ctx gen;
-/* The manifests given with -m: each must describe some provider of the trace. */
-static pg_manifest **explicit_list;
-static unsigned nexplicit;
+/* What one reader loaded: the manifests live in a generator context of their own, so two readers
+ * in one process share nothing and closing one leaves the other's manifests alone. */
+struct pt_manifests {
+    pg_ctx gen;                 /* the arena every manifest lives in, and the diagnostics */
+    pt_map providers, events;   /* every provider by LTTng name; events by "Provider:Event" */
+    unsigned count;
+    pg_manifest **explicit_list;    /* the manifests given with -m: each must describe the trace */
+    unsigned nexplicit;
+    char why[512];              /* what pt__manifest_mismatch() returns */
+};
 
-static int load_one(const char *path, int is_explicit)
+pt_manifests *pt__manifest_new(void)
 {
-    unsigned before = pg_error_count(&gen);
-    pg_manifest *m = pg_parse_file(&gen, path);
+    pt_manifests *ms = pt_xcalloc(1, sizeof(*ms));
+    pg_ctx_init(&ms->gen);
+    return ms;
+}
+
+void pt__manifest_free(pt_manifests *ms)
+{
+    if (!ms)
+        return;
+    free(ms->explicit_list);
+    pt_map_free(&ms->providers);
+    pt_map_free(&ms->events);
+    pg_ctx_fini(&ms->gen);
+    free(ms);
+}
+
+static int load_one(pt_manifests *ms, const char *path, int is_explicit)
+{
+    unsigned before = pg_error_count(&ms->gen);
+    pg_manifest *m = pg_parse_file(&ms->gen, path);
     pg_options opt = { 0 };
-    if (pg_error_count(&gen) != before || !m || pg_check(&gen, m, &opt)) {
+    if (pg_error_count(&ms->gen) != before || !m || pg_check(&ms->gen, m, &opt)) {
         fprintf(stderr, "palev-trace: error: %s: not a valid manifest (see the errors above)\n", path);
         return -1;
     }
-    manifest_count++;
+    ms->count++;
     if (is_explicit) {
-        explicit_list = pt_xrealloc(explicit_list, (nexplicit + 1) * sizeof(*explicit_list));
-        explicit_list[nexplicit++] = m;
+        ms->explicit_list = pt_xrealloc(ms->explicit_list, (ms->nexplicit + 1) * sizeof(*ms->explicit_list));
+        ms->explicit_list[ms->nexplicit++] = m;
     }
     PG_VEC_EACH(pg_provider, p, m->providers) {
         uint64_t h = pt_hash_str(p->lttng_name);
-        if (pt_map_get(&providers, h))
+        if (pt_map_get(&ms->providers, h))
             continue;   /* the same provider stored twice (fleets): the first one describes it */
-        pt_map_put(&providers, h, p);
+        pt_map_put(&ms->providers, h, p);
         PG_VEC_EACH(pg_event, e, p->events) {
             char key[520];
             snprintf(key, sizeof(key), "%s:%s", p->lttng_name, e->lttng_name);
-            pt_map_put(&events, pt_hash_str(key), e);
+            pt_map_put(&ms->events, pt_hash_str(key), e);
         }
     }
     return 0;
 }
 
-int pt__manifest_load(const char *path)
+int pt__manifest_load(pt_manifests *ms, const char *path)
 {
-    return load_one(path, 1);
+    return load_one(ms, path, 1);
 }
 
 static int by_name(const void *a, const void *b)
@@ -53,7 +73,7 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int pt__manifest_load_dir(const char *dir)
+int pt__manifest_load_dir(pt_manifests *ms, const char *dir)
 {
     DIR *d = opendir(dir);
     char **names = NULL;
@@ -74,7 +94,7 @@ int pt__manifest_load_dir(const char *dir)
     for (size_t i = 0; i < n; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-        if (load_one(path, 0))
+        if (load_one(ms, path, 0))
             rc = -1;
         free(names[i]);
     }
@@ -82,22 +102,24 @@ int pt__manifest_load_dir(const char *dir)
     return rc;
 }
 
-unsigned pt__manifest_count(void)
+unsigned pt__manifest_count(const pt_manifests *ms)
 {
-    return manifest_count;
+    return ms->count;
 }
 
-const pg_provider *pt__manifest_provider(const char *lttng_provider)
+const pg_provider *pt__manifest_provider(const pt_manifests *ms, const char *lttng_provider)
 {
-    pg_provider *p = pt_map_get(&providers, pt_hash_str(lttng_provider));
+    pg_provider *p = pt_map_get(&ms->providers, pt_hash_str(lttng_provider));
     return p && strcmp(p->lttng_name, lttng_provider) == 0 ? p : NULL;
 }
 
-const pg_event *pt__manifest_event(const char *name)
+const pg_event *pt__manifest_event(const pt_manifests *ms, const char *name)
 {
     const char *colon = strchr(name, ':');
-    pg_event *e = pt_map_get(&events, pt_hash_str(name));
-    if (!e || !colon || strcmp(e->lttng_name, colon + 1) != 0)
+    pg_event *e = pt_map_get(&ms->events, pt_hash_str(name));
+    if (!e || !colon || strcmp(e->lttng_name, colon + 1) != 0 ||
+        strncmp(e->provider->lttng_name, name, (size_t)(colon - name)) != 0 ||
+        e->provider->lttng_name[colon - name] != '\0')
         return NULL;
     return e;
 }
@@ -112,9 +134,8 @@ static int has_tname(const pg_vec *fields, const char *name)
     return 0;
 }
 
-const char *pt__manifest_mismatch(const pg_event *e, const bt_field_class *payload)
+const char *pt__manifest_mismatch(pt_manifests *ms, const pg_event *e, const bt_field_class *payload)
 {
-    static char why[512];
     uint64_t n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
     for (uint64_t i = 0; i < n; i++) {
         const char *name = bt_field_class_structure_member_get_name(
@@ -122,40 +143,31 @@ const char *pt__manifest_mismatch(const pg_event *e, const bt_field_class *paylo
         if (name[0] == '_')
             continue;   /* a sequence's hidden length */
         if (!e->tmpl || !has_tname(&e->tmpl->fields, name)) {
-            snprintf(why, sizeof(why), "the trace's field \"%s\" is not in the manifest's event "
-                     "(%s:%u)", name, e->loc.file, e->loc.line);
-            return why;
+            snprintf(ms->why, sizeof(ms->why), "the trace's field \"%s\" is not in the manifest's "
+                     "event (%s:%u)", name, e->loc.file, e->loc.line);
+            return ms->why;
         }
     }
     return NULL;
 }
 
-unsigned pt__manifest_check_used(int (*seen)(const char *provider, void *data), void *data)
+unsigned pt__manifest_check_used(const pt_manifests *ms, int (*seen)(const char *provider, void *data),
+                                 void *data)
 {
     unsigned errors = 0;
-    for (unsigned i = 0; i < nexplicit; i++) {
+    for (unsigned i = 0; i < ms->nexplicit; i++) {
+        const pg_manifest *m = ms->explicit_list[i];
         int used = 0;
-        PG_VEC_EACH(pg_provider, p, explicit_list[i]->providers)
+        PG_VEC_EACH(pg_provider, p, m->providers)
             used |= seen(p->lttng_name, data);
         if (used)
             continue;
         fprintf(stderr, "palev-trace: error: %s does not describe this trace: no event of its "
-                "provider%s", explicit_list[i]->path, explicit_list[i]->providers.len == 1 ? "" : "s");
-        PG_VEC_EACH(pg_provider, p, explicit_list[i]->providers)
+                "provider%s", m->path, m->providers.len == 1 ? "" : "s");
+        PG_VEC_EACH(pg_provider, p, m->providers)
             fprintf(stderr, " %s", p->lttng_name);
         fputs(" is in it\n", stderr);
         errors++;
     }
     return errors;
-}
-
-void pt__manifest_free(void)
-{
-    free(explicit_list);
-    explicit_list = NULL;
-    nexplicit = 0;
-    pt_map_free(&providers);
-    pt_map_free(&events);
-    pg_ctx_fini(&gen);
-    manifest_count = 0;
 }
