@@ -2,7 +2,6 @@
 /* The checker's maps and templates: valueMap labels and enums, fields, counts and lengths,
  * structs, and the names their C types take. */
 #include "model.h"
-#include "lower.h"
 #include "check.h"
 
 #include <ctype.h>

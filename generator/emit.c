@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The emitters of one provider: <P>-tp.h, <P>-probe.c, <P>-events.h, <P>-events.c. */
-#include "lower.h"
+#include "ctext.h"
 #include "usdt.h"
 
 #include <string.h>
@@ -24,10 +24,10 @@ static void banner(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const char *purp
 }
 
 /* Events without a template, or with an empty one, share one class without arguments. */
-static const char *tp_args(pg_ctx *cx, const pg_event *e)
+static const char *tp_args(pg_ctx *cx, const pg_event *e, const char *const *arg_types)
 {
     if (e->args)
-        return pg_printf(cx, "LTTNG_UST_TP_ARGS(const %s *, a)", e->args->args_type);
+        return pg_printf(cx, "LTTNG_UST_TP_ARGS(const %s *, a)", arg_types[e->args->index]);
     return "LTTNG_UST_TP_ARGS()";
 }
 
@@ -74,14 +74,14 @@ static void emit_arg_members(pg_ctx *cx, pg_buf *b, const pg_template *t)
     }
 }
 
-static void emit_arg_struct(pg_ctx *cx, pg_buf *b, const pg_template *t)
+static void emit_arg_struct(pg_ctx *cx, pg_buf *b, const pg_template *t, const char *arg_type)
 {
     pg_buf_puts(cx, b, "/* Template \"");
     pg_put_comment_text(cx, b, t->tid);
     pg_buf_printf(cx, b, "\": the values its emit functions prepare for the probe. */\nstruct %s {\n",
                   t->args_name);
     emit_arg_members(cx, b, t);
-    pg_buf_printf(cx, b, "};\ntypedef struct %s %s;\n\n", t->args_name, t->args_type);
+    pg_buf_printf(cx, b, "};\ntypedef struct %s %s;\n\n", t->args_name, arg_type);
 }
 
 static void emit_enum_value(pg_ctx *cx, pg_buf *b, const pg_enum *en, const pg_enum_value *v)
@@ -163,18 +163,32 @@ static void emit_tp_fields(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg
         emit_tp_field(cx, b, p, l);
 }
 
-/* What a template's argument struct and class depend on: pg_lower hashes it into their name. */
-void pg_emit_tp_template(pg_ctx *cx, const pg_provider *p, const pg_template *t, pg_buf *b)
+/* LTTng connects a call site to a probe when their names and their stringified TP_ARGS match.
+ * Every tracepoint takes a pointer to an argument struct, through a typedef whose name carries a
+ * hash of the struct's members and the class's fields: a probe provider built from another
+ * version of the manifest then fails to connect (LTTng warns) instead of reading arguments of
+ * another layout. The struct itself keeps a plain name, the one debuggers show. The typedefs'
+ * names, by template index. */
+static const char *const *name_arg_types(pg_ctx *cx, const pg_provider *p)
 {
-    emit_arg_members(cx, b, t);
-    emit_tp_fields(cx, b, p, t);
+    const char **types = pg_zalloc(cx, (p->templates.len + 1) * sizeof(*types));
+
+    PG_VEC_EACH(const pg_template, t, p->templates) {
+        pg_buf layout = { 0 };
+
+        emit_arg_members(cx, &layout, t);
+        emit_tp_fields(cx, &layout, p, t);
+        types[t->index] = pg_printf(cx, "%s_%08x", t->args_name, pg_fnv1a(layout.data, layout.len));
+    }
+    return types;
 }
 
-static void emit_class(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_template *t)
+static void emit_class(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_template *t,
+                       const char *arg_type)
 {
     pg_buf_printf(cx, b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, %s,\n"
                   "    LTTNG_UST_TP_ARGS(const %s *, a),\n    LTTNG_UST_TP_FIELDS(\n",
-                  p->lttng_name, t->class_name, t->args_type);
+                  p->lttng_name, t->class_name, arg_type);
     emit_tp_fields(cx, b, p, t);
     pg_buf_puts(cx, b, "    )\n)\n\n");
 }
@@ -200,9 +214,10 @@ static void describe_event(pg_ctx *cx, pg_buf *b, const pg_event *e)
     pg_buf_puts(cx, b, " */\n");
 }
 
-void pg_emit_tp_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_buf *b)
+static void emit_tp_h(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const pg_provider *p)
 {
     const char *P = p->lttng_name;
+    const char *const *arg_types = name_arg_types(cx, p);
 
     banner(cx, b, m, pg_printf(cx, "LTTng-UST tracepoints of provider %s: one class per template, one event per ETW event.", P));
     pg_buf_printf(cx, b, "#undef LTTNG_UST_TRACEPOINT_PROVIDER\n#define LTTNG_UST_TRACEPOINT_PROVIDER %s\n"
@@ -217,13 +232,13 @@ void pg_emit_tp_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_buf
                     " * so a probe provider built from another version of the manifest does not connect. */\n\n");
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (records(t))
-            emit_arg_struct(cx, b, t);
+            emit_arg_struct(cx, b, t, arg_types[t->index]);
     pg_buf_printf(cx, b, "#endif\n\n#if !defined(PALEV_%s_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)\n"
                   "#define PALEV_%s_TP_H\n\n#include <lttng/tracepoint.h>\n\n", P, P);
     emit_enums(cx, b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (records(t))
-            emit_class(cx, b, p, t);
+            emit_class(cx, b, p, t, arg_types[t->index]);
     if (p->uses_empty_class)
         pg_buf_printf(cx, b, "LTTNG_UST_TRACEPOINT_EVENT_CLASS(%s, palev_empty,\n    LTTNG_UST_TP_ARGS(),\n"
                       "    LTTNG_UST_TP_FIELDS()\n)\n\n", P);
@@ -231,23 +246,16 @@ void pg_emit_tp_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_buf
         describe_event(cx, b, e);
         pg_buf_printf(cx, b, "LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(%s, %s, %s, %s,\n    %s)\n"
                       "LTTNG_UST_TRACEPOINT_LOGLEVEL(%s, %s, LTTNG_UST_TRACEPOINT_LOGLEVEL_%s)\n\n",
-                      P, e->class_name, P, e->lttng_name, tp_args(cx, e), P, e->lttng_name,
+                      P, e->class_name, P, e->lttng_name, tp_args(cx, e, arg_types), P, e->lttng_name,
                       pg_loglevel_name(e->loglevel));
     }
     pg_buf_puts(cx, b, "#endif\n\n#include <lttng/tracepoint-event.h>\n");
 }
 
-/* Written as pg_lower rendered and hashed it. */
-static void emit_tp_h(pg_ctx *cx, const pg_provider *p, pg_vec *files)
-{
-    pg_file *file = new_file(cx, files, pg_printf(cx, "%s-tp.h", p->lttng_name));
-
-    pg_buf_putn(cx, &file->text, p->tp_h.data, p->tp_h.len);
-}
-
 /* ---- <P>-probe.c ------------------------------------------------------------------------------- */
 
-static void emit_probe_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)
+static void emit_probe_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, const char *layout,
+                         pg_vec *files)
 {
     pg_file *file = new_file(cx, files, pg_printf(cx, "%s-probe.c", p->lttng_name));
 
@@ -260,7 +268,7 @@ static void emit_probe_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p,
                   "extern const char palev_layout_%s[];\n"
                   "__attribute__((visibility(\"default\"), used))\n"
                   "const char palev_layout_%s[] = \"%s\";\n", p->lttng_name, p->lttng_name, p->lttng_name,
-                  p->layout);
+                  layout);
 }
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
@@ -278,12 +286,12 @@ static const char *descriptor_init(pg_ctx *cx, const pg_event *e)
                      (unsigned long long)e->keywords);
 }
 
-static void emit_event_stubs(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
+static void emit_event_stubs(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_event *e)
 {
-    const char *on = pg_usdt_check(cx, m, e);
+    const char *on = pg_usdt_check(cx, e);
 
     describe_event(cx, b, e);
-    pg_usdt_emit_h_event(cx, m, b, p, e);
+    pg_usdt_emit_h_event(cx, b, p, e);
     pg_buf_printf(cx, b, "extern struct lttng_ust_tracepoint %s\n"
                   "    __attribute__((visibility(\"hidden\")));\n", e->tp_name);
     pg_put_signature(cx, b, pg_printf(cx, "void %s", e->emit_fn), NULL, 0, e->tmpl);
@@ -330,19 +338,19 @@ static void emit_events_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p
     pg_buf_printf(cx, b, "\", registered with libpaleventing by %s-events.c. */\n"
                   "extern const palev_provider palev_provider_%s __attribute__((visibility(\"hidden\")));\n\n",
                   P, P);
-    if (!pg_usdt_emit_provider_enabled(cx, m, b, p))
+    if (!pg_usdt_emit_provider_enabled(cx, b, p))
         pg_buf_printf(cx, b, "/* Would an ETW session at this level and keyword mask receive an event of %s that a\n"
                       " * running LTTng session has enabled? See palev_provider_is_enabled(). */\n"
                       "static inline int ProviderEnabled%s(uint8_t level, uint64_t keywords)\n{\n"
                       "    return palev_provider_is_enabled(&palev_provider_%s, level, keywords);\n}\n\n",
                       P, P, P);
-    pg_usdt_emit_h_prelude(cx, m, b);
+    pg_usdt_emit_h_prelude(cx, b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (t->used)
-            pg_emit_struct_types(cx, b, t);
+            pg_put_struct_types(cx, b, t);
     explain_stubs(cx, b);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_event_stubs(cx, b, m, p, e);
+        emit_event_stubs(cx, b, p, e);
     pg_buf_printf(cx, b, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* PALEV_%s_EVENTS_H */\n", P);
 }
 
@@ -552,7 +560,7 @@ static void emit_prepare(pg_ctx *cx, pg_buf *b, const pg_template *t)
     pg_buf_puts(cx, b, "}\n\n");
 }
 
-static void emit_emit_fn(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const pg_provider *p, const pg_event *e)
+static void emit_emit_fn(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_event *e)
 {
     const pg_template *t = e->args;
     int scratch = t && t->needs_scratch;
@@ -560,7 +568,7 @@ static void emit_emit_fn(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const pg_p
     pg_put_signature(cx, b, pg_printf(cx, "void %s", e->emit_fn), NULL, 0, e->tmpl);
     pg_buf_puts(cx, b, "\n{\n");
     if (!t) {
-        pg_usdt_emit_fire(cx, m, b, p, e, "");
+        pg_usdt_emit_fire(cx, b, p, e, "");
         pg_buf_printf(cx, b, "    PALEV_STACK_AFTER_EVENT(&palev_provider_%s, %u);\n}\n\n", p->lttng_name, e->index);
         return;
     }
@@ -571,7 +579,7 @@ static void emit_emit_fn(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const pg_p
         pg_buf_puts(cx, b, "    palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));\n");
     pg_buf_printf(cx, b, "    %s(&palev_a, %s, %s);\n", t->prepare_fn, scratch ? "&palev_sc" : "NULL",
                   pg_args(cx, t));
-    pg_usdt_emit_fire(cx, m, b, p, e, ", &palev_a");
+    pg_usdt_emit_fire(cx, b, p, e, ", &palev_a");
     if (scratch)
         pg_buf_puts(cx, b, "    palev_scratch_fini(&palev_sc);\n");
     /* A Stack event after the event, while a session records Paleventing:Stack (docs/stacks.md). */
@@ -620,7 +628,7 @@ static void emit_keyword_index(pg_ctx *cx, pg_buf *b, const pg_provider *p)
     pg_buf_puts(cx, b, "\n};\n\n");
 }
 
-static void emit_registration(pg_ctx *cx, pg_buf *b, const pg_provider *p)
+static void emit_registration(pg_ctx *cx, pg_buf *b, const pg_provider *p, const char *layout)
 {
     const char *P = p->lttng_name;
 
@@ -645,13 +653,14 @@ static void emit_registration(pg_ctx *cx, pg_buf *b, const pg_provider *p)
     pg_buf_printf(cx, b, "    %zu, /* event_count */\n    palev_events_%s, /* events */\n"
                   "    palev_event_names_%s, /* event_names */\n    palev_event_states_%s, /* event_states */\n"
                   "    palev_keyword_events_%s, /* keyword_events */\n    palev_keyword_start_%s, /* keyword_start */\n"
-                  "    \"%s\", /* layout */\n};\n\n", p->events.len, P, P, P, P, P, p->layout);
+                  "    \"%s\", /* layout */\n};\n\n", p->events.len, P, P, P, P, P, layout);
     pg_buf_printf(cx, b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);
 }
 
-static void emit_events_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)
+static void emit_events_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, const char *layout,
+                          pg_vec *files)
 {
     pg_file *file = new_file(cx, files, pg_printf(cx, "%s-events.c", p->lttng_name));
     pg_buf *b = &file->text;
@@ -667,20 +676,27 @@ static void emit_events_c(pg_ctx *cx, const pg_manifest *m, const pg_provider *p
     if (zeros)
         pg_buf_printf(cx, b, "/* What a NULL fixed-size array records. */\nstatic uint64_t palev_zeros[%llu];\n\n",
                       (unsigned long long)((zeros + 7) / 8));
-    pg_usdt_emit_c_prelude(cx, m, b, p);
+    pg_usdt_emit_c_prelude(cx, b, p);
     PG_VEC_EACH(const pg_template, t, p->templates)
         if (records(t))
             emit_prepare(cx, b, t);
     PG_VEC_EACH(const pg_event, e, p->events)
-        emit_emit_fn(cx, b, m, p, e);
-    emit_registration(cx, b, p);
-    pg_usdt_emit_c_tail(cx, m, b, p);
+        emit_emit_fn(cx, b, p, e);
+    emit_registration(cx, b, p, layout);
+    pg_usdt_emit_c_tail(cx, b, p);
 }
 
+/* The probe provider and the call sites must come from one <P>-tp.h: the hash of its exact text
+ * names it (in <P>-probe.c and in the descriptor <P>-events.c registers), so what is hashed
+ * cannot differ from what is compiled. */
 void pg_emit_provider(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)
 {
-    emit_tp_h(cx, p, files);
-    emit_probe_c(cx, m, p, files);
+    pg_file *tp_h = new_file(cx, files, pg_printf(cx, "%s-tp.h", p->lttng_name));
+    const char *layout;
+
+    emit_tp_h(cx, &tp_h->text, m, p);
+    layout = pg_printf(cx, "palev-layout:%s:%08x", p->lttng_name, pg_fnv1a(tp_h->text.data, tp_h->text.len));
+    emit_probe_c(cx, m, p, layout, files);
     emit_events_h(cx, m, p, files);
-    emit_events_c(cx, m, p, files);
+    emit_events_c(cx, m, p, layout, files);
 }

@@ -100,18 +100,18 @@ static void event_args(pg_ctx *cx, const pg_event *e, pg_vec *args)
                 e->args->args_name, e->provider->lttng_name), "struct*");
 }
 
-const char *pg_usdt_check(pg_ctx *cx, const pg_manifest *m, const pg_event *e)
+const char *pg_usdt_check(pg_ctx *cx, const pg_event *e)
 {
-    if (!m->usdt)
+    if (!e->provider->usdt)
         return pg_printf(cx, "PALEV_TP_STATE_ENABLED(%s)", e->tp_state);
     return pg_printf(cx, "PALEV_TP_OR_USDT(%s, %s)", e->tp_state, e->semaphore);
 }
 
 /* ---- <P>-events.h ------------------------------------------------------------------------------ */
 
-void pg_usdt_emit_h_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b)
+void pg_usdt_emit_h_prelude(pg_ctx *cx, pg_buf *b, const pg_provider *p)
 {
-    if (!m->usdt)
+    if (!p->usdt)
         return;
     pg_buf_puts(cx, b, "/* generate --usdt: each event is also the USDT probe <provider>:<event>. A tool that attaches\n"
                 " * (bpftrace, BCC, perf probe, SystemTap) raises its semaphore; FireEvent<Event>() calls out when\n"
@@ -119,11 +119,11 @@ void pg_usdt_emit_h_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b)
                 " * (PALEV_TP_OR_USDT, paleventing-gen.h). */\n\n");
 }
 
-int pg_usdt_emit_provider_enabled(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
+int pg_usdt_emit_provider_enabled(pg_ctx *cx, pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
-    if (!m->usdt)
+    if (!p->usdt)
         return 0;
     pg_buf_printf(cx, b, "int palev_usdt_provider_enabled_%s(uint8_t level, uint64_t keywords)\n"
                   "    __attribute__((visibility(\"hidden\")));\n\n"
@@ -137,12 +137,12 @@ int pg_usdt_emit_provider_enabled(pg_ctx *cx, const pg_manifest *m, pg_buf *b, c
 }
 
 /* Declares the semaphore and says what the probe's arguments are. */
-void pg_usdt_emit_h_event(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e)
+void pg_usdt_emit_h_event(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_event *e)
 {
     pg_vec args = { 0 };
     size_t i = 0;
 
-    if (!m->usdt)
+    if (!p->usdt)
         return;
     event_args(cx, e, &args);
     pg_buf_printf(cx, b, "/* USDT probe %s:%s (perf: sdt_%s:%s)%s\n", p->lttng_name, e->lttng_name,
@@ -168,9 +168,9 @@ static int uses_float(pg_ctx *cx, const pg_provider *p, unsigned bits)
     return 0;
 }
 
-void pg_usdt_emit_c_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
+void pg_usdt_emit_c_prelude(pg_ctx *cx, pg_buf *b, const pg_provider *p)
 {
-    if (!m->usdt)
+    if (!p->usdt)
         return;
     pg_buf_puts(cx, b, "/* USDT probes: the semaphores live in .probes, written data the kernel's uprobe reference\n"
                 " * counters find in the file; each probe's note names its semaphore. */\n"
@@ -190,12 +190,12 @@ void pg_usdt_emit_c_prelude(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const p
 
 /* The tracepoint records only when LTTng enabled it; the probe fires only while its semaphore is
  * up. Either may be what brought the caller here. */
-void pg_usdt_emit_fire(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p, const pg_event *e,
+void pg_usdt_emit_fire(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_event *e,
                        const char *tp_args)
 {
     pg_vec args = { 0 };
 
-    if (!m->usdt) {
+    if (!p->usdt) {
         pg_buf_printf(cx, b, "    lttng_ust_do_tracepoint(%s, %s%s);\n", p->lttng_name, e->lttng_name, tp_args);
         return;
     }
@@ -215,11 +215,11 @@ void pg_usdt_emit_fire(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_pro
 
 /* palev_provider_is_enabled()'s rule (pal/keywords.c) with semaphores for states: the events
  * without keywords, then those of each keyword bit asked for, at the level asked for. */
-void pg_usdt_emit_c_tail(pg_ctx *cx, const pg_manifest *m, pg_buf *b, const pg_provider *p)
+void pg_usdt_emit_c_tail(pg_ctx *cx, pg_buf *b, const pg_provider *p)
 {
     const char *P = p->lttng_name;
 
-    if (!m->usdt)
+    if (!p->usdt)
         return;
     pg_buf_printf(cx, b, "\nstatic const unsigned short *const palev_usdt_semaphores_%s[] = {\n", P);
     PG_VEC_EACH(const pg_event, e, p->events)

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering: manifest fields to C parameters and LTTng trace fields (docs/manifest.md, types). */
+/* pg_lower: after checking, decide once what every emitter reads (the trace fields of each
+ * template, enum samples, every generated C name), so that the emitters take a const model. */
 #include "lower.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* ---- leaves: manifest fields as LTTng trace fields (docs/manifest.md, types) ------------------ */
 
 static int is_int(const pg_field *f)
 {
@@ -74,179 +78,15 @@ static void walk(pg_ctx *cx, const pg_vec *fields, const struct scope *sc, pg_ve
     }
 }
 
-void pg_template_leaves(pg_ctx *cx, const pg_template *t, pg_vec *leaves)
+static void template_leaves(pg_ctx *cx, pg_template *t)
 {
     struct scope top = { NULL, NULL, NULL, "" };
 
-    if (t)
-        walk(cx, &t->fields, &top, leaves);
+    walk(cx, &t->fields, &top, &t->leaves);
 }
 
-/* The C type of one element of an array, or of a scalar. */
-static const char *value_type(const pg_field *f, int in_struct)
-{
-    switch (f->type->kind) {
-    case PG_K_INT: return f->type->is_pointer ? "const void *" : f->type->ctype;
-    case PG_K_FLOAT: return f->type->ctype;
-    case PG_K_UTF16: return "const char16_t *";
-    case PG_K_ANSI: return "const char *";
-    case PG_K_GUID: return in_struct ? "palev_guid" : "const palev_guid *";
-    case PG_K_SYSTEMTIME: return in_struct ? "palev_systemtime" : "const palev_systemtime *";
-    case PG_K_BINARY:
-    case PG_K_SID: return "const void *";
-    }
-    return "void *";
-}
-
-static void put_decl(pg_ctx *cx, pg_buf *b, const char *type, const char *name)
-{
-    size_t n = strlen(type);
-
-    pg_buf_printf(cx, b, "%s%s%s", type, n && type[n - 1] == '*' ? "" : " ", name);
-}
-
-char *pg_param_decl(pg_ctx *cx, const pg_field *f, const char *name, int in_struct)
-{
-    pg_buf b = { 0 };
-
-    if (f->is_struct) {
-        /* callers declare structs: their type name needs the provider and template */
-    } else if (f->count.present) {
-        const char *elem;
-
-        switch (f->type->kind) {
-        case PG_K_GUID: elem = "palev_guid"; break;
-        case PG_K_SYSTEMTIME: elem = "palev_systemtime"; break;
-        default: elem = value_type(f, 1); break;
-        }
-        if (elem[strlen(elem) - 1] == '*')
-            put_decl(cx, &b, pg_printf(cx, "%sconst *", elem), name);
-        else
-            put_decl(cx, &b, pg_printf(cx, "const %s *", elem), name);
-    } else {
-        put_decl(cx, &b, value_type(f, in_struct), name);
-    }
-    return b.data ? b.data : pg_strdup(cx, "");
-}
-
-/* The declarations of a template's parameters, one string each. */
-static void param_list(pg_ctx *cx, const pg_template *t, pg_vec *params)
-{
-    if (!t)
-        return;
-    PG_VEC_EACH(const pg_field, f, t->fields) {
-        pg_buf b = { 0 };
-
-        if (f->is_struct)
-            put_decl(cx, &b, pg_printf(cx, "const %s *", f->struct_type), f->cname);
-        else if (f->type)
-            pg_buf_puts(cx, &b, pg_param_decl(cx, f, f->cname, 0));
-        else
-            continue;
-        pg_vec_push(cx, params, b.data);
-        if (!f->is_struct && f->type->counted)
-            pg_vec_push(cx, params, pg_printf(cx, "uint16_t %s_Length", f->cname));
-    }
-}
-
-/* Past this many columns a prototype takes one parameter per line. */
-#define SIGNATURE_COLUMNS 100
-
-void pg_put_signature(pg_ctx *cx, pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
-                      const pg_template *t)
-{
-    pg_vec params = { 0 };
-    size_t width = strlen(head) + 2;    /* "head(...)" */
-    int wrap;
-
-    for (size_t i = 0; i < n_lead; i++)
-        pg_vec_push(cx, &params, (void *)lead[i]);
-    param_list(cx, t, &params);
-    if (!params.len)
-        pg_vec_push(cx, &params, pg_strdup(cx, "void"));
-    PG_VEC_EACH(const char, p, params)
-        width += strlen(p) + (p_i ? 2 : 0);
-    wrap = width > SIGNATURE_COLUMNS;
-    pg_buf_printf(cx, b, "%s(%s", head, wrap ? "\n    " : "");
-    PG_VEC_EACH(const char, p, params)
-        pg_buf_printf(cx, b, "%s%s", !p_i ? "" : wrap ? ",\n    " : ", ", p);
-    pg_buf_puts(cx, b, ")");
-}
-
-char *pg_args(pg_ctx *cx, const pg_template *t)
-{
-    pg_buf b = { 0 };
-
-    if (t) {
-        PG_VEC_EACH(const pg_field, f, t->fields) {
-            if (!f->is_struct && !f->type)
-                continue;
-            pg_buf_printf(cx, &b, "%s%s", b.len ? ", " : "", f->cname);
-            if (!f->is_struct && f->type->counted)
-                pg_buf_printf(cx, &b, ", %s_Length", f->cname);
-        }
-    }
-    return b.data ? b.data : pg_strdup(cx, "");
-}
-
-static void emit_struct_type(pg_ctx *cx, pg_buf *b, const pg_template *t, const pg_field *s)
-{
-    PG_VEC_EACH(const pg_field, m, s->members)
-        if (m->is_struct)
-            emit_struct_type(cx, b, t, m);
-    pg_buf_printf(cx, b, "/* One element of %s \"%s\" in template \"", s->count.present ? "the array" : "struct", s->name);
-    pg_put_comment_text(cx, b, t->tid);
-    pg_buf_puts(cx, b, "\". */\n");
-    pg_buf_printf(cx, b, "typedef struct %s {\n", s->struct_type);
-    PG_VEC_EACH(const pg_field, m, s->members) {
-        pg_buf_puts(cx, b, "    ");
-        if (m->is_struct && m->count.present)
-            put_decl(cx, b, pg_printf(cx, "const %s *", m->struct_type), m->cname);
-        else if (m->is_struct)
-            put_decl(cx, b, m->struct_type, m->cname);
-        else
-            pg_buf_puts(cx, b, pg_param_decl(cx, m, m->cname, 1));
-        pg_buf_puts(cx, b, ";\n");
-        if (!m->is_struct && m->type && m->type->counted)
-            pg_buf_printf(cx, b, "    uint16_t %s_Length;\n", m->cname);
-    }
-    pg_buf_printf(cx, b, "} %s;\n\n", s->struct_type);
-}
-
-void pg_emit_struct_types(pg_ctx *cx, pg_buf *b, const pg_template *t)
-{
-    PG_VEC_EACH(const pg_field, f, t->fields)
-        if (f->is_struct)
-            emit_struct_type(cx, b, t, f);
-}
-
-void pg_put_c_string(pg_ctx *cx, pg_buf *b, const char *s)
-{
-    pg_buf_putn(cx, b, "\"", 1);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            pg_buf_printf(cx, b, "\\%c", *c);
-        else if (*c < 0x20 || *c >= 0x7F || *c == '?')
-            pg_buf_printf(cx, b, "\\%03o", *c);
-        else
-            pg_buf_putn(cx, b, (const char *)c, 1);
-    }
-    pg_buf_putn(cx, b, "\"", 1);
-}
-
-void pg_put_comment_text(pg_ctx *cx, pg_buf *b, const char *s)
-{
-    for (const char *c = s; *c; c++) {
-        if (c[0] == '*' && c[1] == '/')
-            pg_buf_puts(cx, b, "*\\/"), c++;
-        else if (*c == '\n' || *c == '\r')
-            pg_buf_putn(cx, b, " ", 1);
-        else
-            pg_buf_putn(cx, b, c, 1);
-    }
-}
-
-int pg_template_needs_scratch(const pg_template *t)
+/* Does recording the template (its leaves) need the scratch arena? */
+static int needs_scratch(const pg_template *t)
 {
     PG_VEC_EACH(const pg_leaf, l, t->leaves) {
         const pg_intype *ty = l->f->type;
@@ -258,4 +98,119 @@ int pg_template_needs_scratch(const pg_template *t)
             return 1;
     }
     return 0;
+}
+
+/* ---- enum samples ------------------------------------------------------------------------------ */
+
+struct ranked {
+    uint64_t value;
+    size_t index;           /* position in the enum's values */
+};
+
+static int by_value(const void *a, const void *b)
+{
+    uint64_t x = ((const struct ranked *)a)->value, y = ((const struct ranked *)b)->value;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The enum value the selftest fires: one only a single label has, negative if there is one (the
+ * sign extension of hex map values is then seen in the trace). Sorting finds the values held by
+ * one entry alone in O(n log n): a valueMap may have tens of thousands of entries. */
+static const pg_enum_value *pick_sample(pg_ctx *cx, const pg_enum *en)
+{
+    size_t n = en->values.len;
+    struct ranked *r = pg_zalloc(cx, n * sizeof(*r));
+    char *unique = pg_zalloc(cx, n);
+    const pg_enum_value *pick = NULL;
+
+    for (size_t i = 0; i < n; i++)
+        r[i] = (struct ranked){ ((const pg_enum_value *)en->values.items[i])->value, i };
+    qsort(r, n, sizeof(*r), by_value);
+    for (size_t i = 0; i < n; i++)
+        unique[r[i].index] = (i == 0 || r[i - 1].value != r[i].value) &&
+                             (i + 1 == n || r[i + 1].value != r[i].value);
+    PG_VEC_EACH(const pg_enum_value, v, en->values) {
+        if (!unique[v_i])
+            continue;
+        if (!pick)
+            pick = v;
+        if (en->is_signed && (int64_t)v->value < 0)
+            return v;
+    }
+    return pick;
+}
+
+/* ---- names --------------------------------------------------------------------------------------- */
+
+static void name_struct_types(pg_ctx *cx, const pg_provider *p, const pg_template *t, const pg_vec *fields)
+{
+    PG_VEC_EACH(pg_field, f, *fields) {
+        if (!f->is_struct)
+            continue;
+        f->struct_type = pg_printf(cx, "%s_%s_%s", p->lttng_name, t->ident, f->tname);
+        name_struct_types(cx, p, t, &f->members);
+    }
+}
+
+static void lower_template(pg_ctx *cx, const pg_provider *p, pg_template *t)
+{
+    template_leaves(cx, t);
+    t->needs_scratch = needs_scratch(t);
+    t->class_name = pg_printf(cx, "palev_tmpl_%s", t->ident);
+    t->prepare_fn = pg_printf(cx, "palev_prepare_%s", t->ident);
+    t->args_name = pg_printf(cx, "palev_args_%s_%s", p->lttng_name, t->ident);
+    name_struct_types(cx, p, t, &t->fields);
+}
+
+static void lower_event(pg_ctx *cx, pg_provider *p, pg_event *e)
+{
+    const char *P = p->lttng_name, *E = e->lttng_name;
+
+    e->fire_name = pg_printf(cx, "FireEvent%s", e->cname);
+    e->enabled_name = pg_printf(cx, "EventEnabled%s", e->cname);
+    e->descriptor_name = pg_printf(cx, "EventDescriptor%s", e->cname);
+    e->emit_fn = pg_printf(cx, "palev_emit_%s_%s", P, E);
+    e->tp_name = pg_printf(cx, "lttng_ust_tracepoint_%s___%s", P, E);
+    e->tp_state = pg_printf(cx, "%s.state", e->tp_name);
+    e->semaphore = p->usdt ? pg_printf(cx, "%s_%s_semaphore", P, E) : NULL;
+    e->args = e->tmpl && e->tmpl->leaves.len ? e->tmpl : NULL;
+    e->class_name = e->args ? e->args->class_name : "palev_empty";
+    p->uses_empty_class |= !e->args;
+}
+
+/* Only scalar bools are enums: arrays and struct members stay integers. */
+static int uses_bool_enum(const pg_provider *p)
+{
+    PG_VEC_EACH(const pg_template, t, p->templates) {
+        if (!t->used)
+            continue;
+        PG_VEC_EACH(const pg_leaf, l, t->leaves)
+            if (l->rec == PG_REC_INT && l->f->type->is_bool)
+                return 1;
+    }
+    return 0;
+}
+
+static void lower_provider(pg_ctx *cx, pg_provider *p, const pg_options *opt)
+{
+    p->usdt = opt && opt->usdt;
+    PG_VEC_EACH(pg_template, t, p->templates)
+        lower_template(cx, p, t);
+    PG_VEC_EACH(pg_event, e, p->events)
+        lower_event(cx, p, e);
+    PG_VEC_EACH(pg_map, map, p->maps)
+        PG_VEC_EACH(pg_enum, en, map->enums)
+            en->sample = pick_sample(cx, en);
+    p->uses_bool_enum = uses_bool_enum(p);
+}
+
+unsigned pg_lower(pg_ctx *cx, pg_manifest *m, const pg_options *opt)
+{
+    unsigned before = pg_error_count(cx);
+
+    PG_VEC_EACH(pg_provider, p, m->providers)
+        lower_provider(cx, p, opt);
+    pg_check_c_names(cx, m);
+    return pg_error_count(cx) - before;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Lowering: how each manifest field becomes C parameters and LTTng trace fields. */
+/* The lowered model: how pg_lower() records each manifest field as LTTng trace fields. The
+ * emitters read it (t->leaves), never change it. */
 #ifndef PALEVGEN_LOWER_H
 #define PALEVGEN_LOWER_H
 
@@ -28,29 +29,5 @@ typedef struct pg_leaf {
     const char *arr_src;    /* expression of the base pointer of arr */
     const char *arr_prefix; /* how siblings of arr are reached, for its count= */
 } pg_leaf;
-
-/* The leaves of a template in trace order (pg_lower keeps them in t->leaves). */
-void pg_template_leaves(pg_ctx *cx, const pg_template *t, pg_vec *leaves);
-
-/* C types. */
-char *pg_param_decl(pg_ctx *cx, const pg_field *f, const char *name, int in_struct);
-
-/* "head(lead..., the template's parameters)", "(void)" when there are none; one parameter per
- * line when that would pass 100 columns. */
-void pg_put_signature(pg_ctx *cx, pg_buf *b, const char *head, const char *const *lead, size_t n_lead,
-                      const pg_template *t);
-/* The argument list matching the template's parameters. */
-char *pg_args(pg_ctx *cx, const pg_template *t);
-
-/* Typedefs for struct element types, for the public header. */
-void pg_emit_struct_types(pg_ctx *cx, pg_buf *b, const pg_template *t);
-
-/* A C string literal for arbitrary bytes. */
-void pg_put_c_string(pg_ctx *cx, pg_buf *b, const char *s);
-/* Text safe inside a C comment. */
-void pg_put_comment_text(pg_ctx *cx, pg_buf *b, const char *s);
-
-/* Does recording this template (its t->leaves) need the scratch arena? */
-int pg_template_needs_scratch(const pg_template *t);
 
 #endif /* PALEVGEN_LOWER_H */

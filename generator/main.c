@@ -29,7 +29,6 @@ struct args {
     const char *keywords;
     const char *level;
     const char *provider;
-    int usdt;               /* --usdt: USDT probes beside the tracepoints */
     pg_options opt;
 };
 
@@ -96,7 +95,7 @@ static int parse_args(pg_ctx *cx, struct args *a, int argc, char **argv)
         const char **slot = option_slot(a, argv[i]);
 
         if (strcmp(argv[i], "--usdt") == 0) {
-            a->usdt = 1;
+            a->opt.usdt = 1;
         } else if (strcmp(argv[i], "--provider-name") == 0 && i + 1 < argc) {
             if (add_rename(cx, a, argv[++i]))
                 return EXIT_USAGE;
@@ -241,8 +240,7 @@ static int run(pg_ctx *cx, const struct args *a)
     /* Checking a document that did not parse would only add noise to the real error. */
     if (pg_error_count(cx) || pg_check(cx, m, &a->opt))
         return EXIT_MANIFEST;
-    m->usdt = a->usdt;
-    if (pg_lower(cx, m))
+    if (pg_lower(cx, m, &a->opt))
         return EXIT_MANIFEST;
     return cmd->run(cx, a, m);
 }

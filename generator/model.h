@@ -199,7 +199,6 @@ typedef struct pg_template {
     char *class_name;       /* the LTTng event class: palev_tmpl_<T> */
     char *prepare_fn;       /* palev_prepare_<T> */
     char *args_name;        /* the tracepoint argument struct: palev_args_<P>_<T> */
-    char *args_type;        /* its typedef in LTTNG_UST_TP_ARGS, named with its layout's hash */
 } pg_template;
 
 typedef struct pg_named {   /* level, task, opcode, keyword, channel */
@@ -246,7 +245,7 @@ typedef struct pg_event {
     char *emit_fn;          /* palev_emit_<P>_<Event>: what FireEvent calls out of line */
     char *tp_name;          /* lttng_ust_tracepoint_<P>___<Event>, the call site's tracepoint */
     char *tp_state;         /* its state: <tp_name>.state */
-    char *semaphore;        /* <P>_<Event>_semaphore (--usdt) */
+    char *semaphore;        /* <P>_<Event>_semaphore (pg_options.usdt), else NULL */
     const char *class_name; /* its template's class, or palev_empty */
     const pg_template *args;/* its template when that records something, else NULL */
 } pg_event;
@@ -267,8 +266,7 @@ typedef struct pg_provider {
     /* set by pg_lower */
     int uses_bool_enum;     /* a scalar win:Boolean: the palev_bool enum */
     int uses_empty_class;   /* an event records no field */
-    pg_buf tp_h;            /* the text of <P>-tp.h */
-    char *layout;           /* "palev-layout:<P>:<hash of tp_h>" */
+    int usdt;               /* its events are also USDT probes (pg_options.usdt) */
 } pg_provider;
 
 typedef struct pg_string {
@@ -282,7 +280,6 @@ typedef struct pg_manifest {
     pg_vec providers;
     pg_vec strings;         /* pg_string of the preferred culture */
     pg_index string_index;  /* id -> pg_string, built by pg_check (the first of an id wins) */
-    int usdt;               /* generate --usdt: every event is also a USDT probe (emit_usdt.c) */
 } pg_manifest;
 
 /* Parse a manifest from memory (any of UTF-8, UTF-8 with BOM, UTF-16LE/BE with BOM).
@@ -295,6 +292,7 @@ typedef struct pg_options {
     pg_vec rename_from;     /* char *, ETW names */
     pg_vec rename_to;       /* char *, LTTng names */
     const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
+    int usdt;               /* generate --usdt: every event is also a USDT probe (pg_lower) */
 } pg_options;
 
 /* ---- winmeta built-ins (winmeta.c) ------------------------------------------------------------ */
@@ -321,13 +319,14 @@ void pg_check_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix);
  * both places. */
 void pg_check_c_names(pg_ctx *cx, const pg_manifest *m);
 
-/* Resolve references, derive names, validate. Returns the number of errors. */
+/* Resolve references, derive names, validate (check.c). Returns the number of errors it found
+ * (reported in cx); m must have been parsed in cx. */
 unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt);
 
-/* After pg_check: compute once what the emitters read (leaves, enum samples, every generated C
- * name, <P>-tp.h and its layout hash) and check the C names unique. Returns the number of errors;
- * the emitters then never change the model. (lower_names.c) */
-unsigned pg_lower(pg_ctx *cx, pg_manifest *m);
+/* After pg_check: decide once what the emitters read (trace fields, enum samples, every
+ * generated C name, USDT semaphores with opt->usdt) and check the C names unique (lower.c).
+ * Returns the number of errors it found; the emitters then never change the model. */
+unsigned pg_lower(pg_ctx *cx, pg_manifest *m, const pg_options *opt);
 
 /* ---- emitters --------------------------------------------------------------------------------- */
 
@@ -337,11 +336,10 @@ typedef struct pg_file {
     pg_buf text;
 } pg_file;
 
-/* The four files of a provider lowered by pg_lower. */
+/* The four files of a provider lowered by pg_lower (emit.c), pushed to files (pg_file *):
+ * <P>-tp.h, <P>-probe.c, <P>-events.h, <P>-events.c. */
 void pg_emit_provider(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files);
-/* The text of <P>-tp.h, and what of it one template's argument struct and class depend on. */
-void pg_emit_tp_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_buf *b);
-void pg_emit_tp_template(pg_ctx *cx, const pg_provider *p, const pg_template *t, pg_buf *b);
+/* <P>-selftest.c and <P>-selftest.expect (selftest.c). */
 void pg_emit_selftest(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files);
 
 /* What enable-list asks; NULL means every keyword (a hex mask or names as people say them, "GC,JIT"),

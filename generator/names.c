@@ -225,7 +225,7 @@ static const struct c_name *claim(pg_ctx *cx, pg_index *names, const char *name,
     return pg_index_put(cx, names, name, c);
 }
 
-static void claim_event(pg_ctx *cx, pg_index *names, const pg_manifest *m, const pg_event *e)
+static void claim_event(pg_ctx *cx, pg_index *names, const pg_event *e)
 {
     const struct c_name *o;
     const char *P = e->provider->lttng_name;
@@ -234,7 +234,7 @@ static void claim_event(pg_ctx *cx, pg_index *names, const pg_manifest *m, const
         pg_error(cx, pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the C function "
                  "name %s of %s at %s:%u", e->lttng_name, P, e->emit_fn, o->owner, o->loc.file,
                  o->loc.line);
-    if (m->usdt && (o = claim(cx, names, e->semaphore, e->loc, "the USDT semaphore of the event")))
+    if (e->semaphore && (o = claim(cx, names, e->semaphore, e->loc, "the USDT semaphore of the event")))
         pg_error(cx, pg_event_name_loc(e), "event \"%s\" of provider \"%s\" would get the USDT "
                  "semaphore name %s of %s at %s:%u", e->lttng_name, P, e->semaphore, o->owner,
                  o->loc.file, o->loc.line);
@@ -251,7 +251,7 @@ void pg_check_c_names(pg_ctx *cx, const pg_manifest *m)
 
     PG_VEC_EACH(const pg_provider, p, m->providers) {
         PG_VEC_EACH(const pg_event, e, p->events)
-            claim_event(cx, &names, m, e);
+            claim_event(cx, &names, e);
         PG_VEC_EACH(const pg_template, t, p->templates)
             PG_VEC_EACH(const pg_field, f, t->fields)
                 if (f->is_struct && (o = claim(cx, &names, f->struct_type, f->loc, "the struct")))

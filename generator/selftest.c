@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* selftest: a host firing every event once with known values, and what babeltrace2 must show. */
-#include "lower.h"
+#include "ctext.h"
 
 #include <stdio.h>
 #include <string.h>

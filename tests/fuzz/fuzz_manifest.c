@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pg_ctx_init(&cx);
     cx.quiet = 1;
     m = pg_parse_buffer(&cx, "fuzz.man", (const char *)data, size);
-    if (pg_error_count(&cx) == 0 && pg_check(&cx, m, &opt) == 0 && pg_lower(&cx, m) == 0) {
+    if (pg_error_count(&cx) == 0 && pg_check(&cx, m, &opt) == 0 && pg_lower(&cx, m, &opt) == 0) {
         PG_VEC_EACH(pg_provider, p, m->providers) {
             if (!p->events.len)
                 continue;
