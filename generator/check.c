@@ -413,6 +413,11 @@ unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt)
                      "manifest", (char *)opt->rename_from.items[i], (char *)opt->rename_to.items[i],
                      (char *)opt->rename_from.items[i]);
     }
-    pg_check_cnames(cx, m, opt ? opt->symbol_prefix : NULL);
+    /* main.c refuses it as a usage error; other users of the library are checked here */
+    if (opt && opt->symbol_prefix && !pg_is_identifier(opt->symbol_prefix))
+        pg_error(cx, (pg_loc){ m->path, 0 }, "--symbol-prefix \"%s\" is not a C identifier",
+                 opt->symbol_prefix);
+    else
+        pg_check_cnames(cx, m, opt ? opt->symbol_prefix : NULL);
     return pg_error_count(cx) - before;
 }

@@ -22,7 +22,13 @@ void pg_put_struct_types(pg_ctx *cx, pg_buf *b, const pg_template *t);
 /* Manifest text (any bytes) as a C string literal: quotes, backslashes, '?' (trigraphs), control
  * and non-ASCII bytes escaped. */
 void pg_put_c_string(pg_ctx *cx, pg_buf *b, const char *s);
-/* Manifest text (any bytes) inside a C comment: it can neither end the comment nor open one. */
+/* Manifest text (any bytes) inside a C comment: it can neither end the comment, open one, nor
+ * splice the next line into it. */
 void pg_put_comment_text(pg_ctx *cx, pg_buf *b, const char *s);
+/* A one-line comment, "/\* text *\/" without newline, the whole text printf-formatted and then
+ * escaped as above: how every comment that holds manifest text is written. */
+void pg_put_comment(pg_ctx *cx, pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The first two lines of every generated file: the manifest it comes from, and its purpose. */
+void pg_put_banner(pg_ctx *cx, pg_buf *b, const pg_manifest *m, const char *purpose);
 
 #endif /* PALEVGEN_CTEXT_H */

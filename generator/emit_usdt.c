@@ -147,8 +147,11 @@ void pg_usdt_emit_h_event(pg_ctx *cx, pg_buf *b, const pg_provider *p, const pg_
     event_args(cx, e, &args);
     pg_buf_printf(cx, b, "/* USDT probe %s:%s (perf: sdt_%s:%s)%s\n", p->lttng_name, e->lttng_name,
                   p->lttng_name, e->lttng_name, args.len ? ", arguments:" : ", no arguments");
-    PG_VEC_EACH(const usdt_arg, a, args)
-        pg_buf_printf(cx, b, " *   arg%zu  %s: %s\n", i++, a->name, a->type);
+    PG_VEC_EACH(const usdt_arg, a, args) {
+        pg_buf_printf(cx, b, " *   arg%zu  %s: ", i++, a->name);
+        pg_put_comment_text(cx, b, a->type);    /* names a valueMap */
+        pg_buf_puts(cx, b, "\n");
+    }
     pg_buf_printf(cx, b, " */\nextern unsigned short %s __attribute__((visibility(\"hidden\")));\n",
                   e->semaphore);
 }

@@ -71,6 +71,7 @@ typedef struct pg_buf {
 void pg_buf_puts(pg_ctx *cx, pg_buf *b, const char *s);
 void pg_buf_putn(pg_ctx *cx, pg_buf *b, const char *s, size_t n);
 void pg_buf_printf(pg_ctx *cx, pg_buf *b, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void pg_buf_vprintf(pg_ctx *cx, pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
 void pg_buf_put_utf8(pg_ctx *cx, pg_buf *b, uint32_t cp);
 /* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */

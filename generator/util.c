@@ -204,8 +204,7 @@ void pg_buf_puts(pg_ctx *cx, pg_buf *b, const char *s)
     pg_buf_putn(cx, b, s, strlen(s));
 }
 
-static void __attribute__((format(printf, 3, 0)))
-buf_vprintf(pg_ctx *cx, pg_buf *b, const char *fmt, va_list ap)
+void pg_buf_vprintf(pg_ctx *cx, pg_buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
     int n;
@@ -225,8 +224,17 @@ void pg_buf_printf(pg_ctx *cx, pg_buf *b, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    buf_vprintf(cx, b, fmt, ap);
+    pg_buf_vprintf(cx, b, fmt, ap);
     va_end(ap);
+}
+
+/* Manifest text quoted in a diagnostic stays on its line and sends the terminal nothing but
+ * text: control characters (XML lets only tab, newline and carriage return through) become '?'. */
+static void terminal_safe(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7F)
+            *s = '?';
 }
 
 static void __attribute__((format(printf, 4, 0)))
@@ -240,7 +248,8 @@ diag(pg_ctx *cx, pg_loc loc, const char *kind, const char *fmt, va_list ap)
         pg_buf_printf(cx, &line, "%s:%u: %s: ", loc.file, loc.line, kind);
     else
         pg_buf_printf(cx, &line, "%s: %s: ", loc.file, kind);
-    buf_vprintf(cx, &line, fmt, ap);
+    pg_buf_vprintf(cx, &line, fmt, ap);
+    terminal_safe(line.data);
     if (cx->sink)
         cx->sink(cx->sink_data, line.data);
     else

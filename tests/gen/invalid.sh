@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# A bad manifest: tests/gen/invalid/<case>/input.man must make palev-gen check and generate exit 1
-# with exactly the diagnostics of <case>/expected.txt on stderr, and generate must neither create
-# nor modify any file in the output directory.
+# A bad manifest: tests/gen/invalid/<case>/input.man (plus optional "args", extra palev-gen
+# options) must make palev-gen check and generate exit 1 with exactly the diagnostics of
+# <case>/expected.txt on stderr, and generate must neither create nor modify any file in the
+# output directory.
 # usage: invalid.sh PALEV_GEN CASE_DIR WORKDIR
 set -u
 gen=$1 case=$2 work=$3
@@ -16,9 +17,11 @@ snapshot() {
 }
 before=$(snapshot)
 cd "$case" || exit 1
+args=()
+[ -f args ] && read -r -a args < args
 for cmd in check generate; do
-    extra=()
-    [ $cmd = generate ] && extra=(-o "$work/out")
+    extra=("${args[@]}")
+    [ $cmd = generate ] && extra+=(-o "$work/out")
     "$gen" $cmd "${extra[@]}" input.man 2> "$work/$cmd.err" > "$work/$cmd.out"
     rc=$?
     [ $rc = 1 ] || { echo "FAIL: palev-gen $cmd exited $rc, expected 1"; cat "$work/$cmd.err"; exit 1; }
