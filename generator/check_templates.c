@@ -3,6 +3,7 @@
  * structs, and the names their C types take. */
 #include "model.h"
 #include "check.h"
+#include "lower.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -339,53 +340,92 @@ static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *sco
     }
 }
 
-/* Trace field names are flattened (struct members become <struct>_<member>, sequences add a
- * hidden _<name>_length): they must stay unique within the event. */
-static void collect_tnames(pg_ctx *cx, const pg_vec *scope, pg_vec *names, pg_vec *owners)
+/* A name LTTng gives something of a field: the field itself (<struct>_<member> inside structs),
+ * or the length it records before a sequence (_<name>_length). */
+struct tname {
+    const char *name;
+    const pg_field *f;
+    int hidden;             /* the length of sequence f */
+};
+
+static void add_tname(pg_ctx *cx, pg_vec *names, const char *name, const pg_field *f, int hidden)
+{
+    struct tname *t = pg_zalloc(cx, sizeof(*t));
+
+    t->name = name, t->f = f, t->hidden = hidden;
+    pg_vec_push(cx, names, t);
+}
+
+static const pg_field *array_of(const pg_field *f)
+{
+    for (const pg_field *p = f->parent; p; p = p->parent)
+        if (p->count.present)
+            return p;
+    return NULL;
+}
+
+/* Every name in the order the trace holds them, each field recorded as pg_lower will record it. */
+static void collect_tnames(pg_ctx *cx, const pg_vec *scope, pg_vec *names)
 {
     PG_VEC_EACH(pg_field, f, *scope) {
-        int seq = f->count.present && !f->count.is_const;
+        pg_leaf form;
 
         if (f->is_struct) {
-            collect_tnames(cx, &f->members, names, owners);
+            collect_tnames(cx, &f->members, names);
             continue;
         }
         if (!f->type)
             continue;
-        if (f->parent && f->parent->count.present)
-            seq = seq || !f->parent->count.is_const;
-        if (f->type->kind == PG_K_BINARY && !f->count.present && !f->parent)
-            seq = !f->length.is_const;
-        pg_vec_push(cx, names, f->tname);
-        pg_vec_push(cx, owners, f);
-        if (seq && (elem_is_int(f) || f->type->kind == PG_K_BINARY)) {
-            pg_vec_push(cx, names, pg_printf(cx, "_%s_length", f->tname));
-            pg_vec_push(cx, owners, f);
-        }
+        pg_leaf_form(f, array_of(f), &form);
+        if (pg_leaf_is_sequence(&form))
+            add_tname(cx, names, pg_printf(cx, "_%s_length", f->tname), f, 1);
+        add_tname(cx, names, f->tname, f, 0);
     }
+}
+
+/* Two things of one event recorded under one name: LTTng writes both, and babeltrace2 cannot
+ * read the trace (every event of the session is lost). Both places are named. */
+static void name_collision(pg_ctx *cx, const struct tname *a, const struct tname *b)
+{
+    const pg_field *fa = a->f, *fb = b->f;
+
+    /* siblings with one identifier were reported already; two lengths of one name belong to two
+     * sequences of one name, reported as such */
+    if ((!a->hidden && !b->hidden && fa->parent == fb->parent && strcmp(fa->ident, fb->ident) == 0) ||
+        (a->hidden && b->hidden))
+        return;
+    if (a->hidden)
+        pg_error(cx, fa->loc, "field \"%s\" is a sequence whose length LTTng records as \"%s\", the "
+                 "name of field \"%s\" at %s:%u", fa->name, a->name, fb->name, fb->loc.file, fb->loc.line);
+    else if (b->hidden)
+        pg_error(cx, fa->loc, "field \"%s\" would be recorded as \"%s\", the name LTTng gives the "
+                 "length of sequence \"%s\" at %s:%u", fa->name, a->name, fb->name, fb->loc.file,
+                 fb->loc.line);
+    else
+        pg_error(cx, fa->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
+                 fa->name, a->name, fb->name, fb->loc.file, fb->loc.line);
 }
 
 static void check_tnames(pg_ctx *cx, pg_template *t)
 {
-    pg_vec names = { 0 }, owners = { 0 };
+    pg_vec names = { 0 };
     pg_index seen = { 0 };
+    const pg_field *too_long = NULL;
 
-    collect_tnames(cx, &t->fields, &names, &owners);
-    for (size_t i = 0; i < names.len; i++) {
-        pg_field *a = owners.items[i], *b = pg_index_put(cx, &seen, names.items[i], a);
+    collect_tnames(cx, &t->fields, &names);
+    PG_VEC_EACH(const struct tname, a, names) {
+        const struct tname *b;
 
         /* LTTng keeps 255 bytes of a name: longer ones would be cut, and could then collide */
-        if (strlen(names.items[i]) > 255) {
-            if (i > 0 && owners.items[i - 1] == a && strlen(names.items[i - 1]) > 255)
-                continue;
-            pg_error(cx, a->loc, "field \"%.40s...\" would be recorded as a name longer than LTTng's "
-                     "255 characters", a->name);
+        if (strlen(a->name) > 255) {
+            if (a->f != too_long)
+                pg_error(cx, a->f->loc, "field \"%.40s...\" would be recorded as a name longer than "
+                         "LTTng's 255 characters", a->f->name);
+            too_long = a->f;
             continue;
         }
-        /* siblings with one identifier were reported already */
-        if (b && a != b && (a->parent != b->parent || strcmp(a->ident, b->ident) != 0))
-            pg_error(cx, a->loc, "field \"%s\" would be recorded as \"%s\", as is field \"%s\" at %s:%u",
-                     a->name, (char *)names.items[i], b->name, b->loc.file, b->loc.line);
+        if ((b = pg_index_put(cx, &seen, a->name, (void *)a)) && b->f != a->f)
+            name_collision(cx, a, b);
     }
 }
 

@@ -20,17 +20,9 @@ struct scope {
     const char *prefix;     /* how fields of this scope are reached */
 };
 
-static void add_leaf(pg_ctx *cx, const pg_field *f, const struct scope *sc, pg_vec *leaves)
+void pg_leaf_form(const pg_field *f, const pg_field *arr, pg_leaf *l)
 {
-    pg_leaf *l = pg_zalloc(cx, sizeof(*l));
-    const pg_field *arr = sc->arr;
-
-    l->f = f;
-    l->arr = arr;
-    l->prefix = sc->prefix;
-    l->arr_src = sc->arr_src;
-    l->arr_prefix = sc->arr_prefix;
-    l->src = pg_printf(cx, "%s%s", sc->prefix, f->cname);
+    l->fixed = 0, l->fixed_len = 0;
     if (arr) {
         l->rec = f->count.present ? PG_REC_NESTED : is_int(f) ? PG_REC_INTS : PG_REC_JSON;
         if (l->rec == PG_REC_INTS && arr->count.is_const)
@@ -51,6 +43,24 @@ static void add_leaf(pg_ctx *cx, const pg_field *f, const struct scope *sc, pg_v
         default: l->rec = PG_REC_STRING; break;
         }
     }
+}
+
+int pg_leaf_is_sequence(const pg_leaf *l)
+{
+    return (l->rec == PG_REC_BYTES || l->rec == PG_REC_INTS || l->rec == PG_REC_NESTED) && !l->fixed;
+}
+
+static void add_leaf(pg_ctx *cx, const pg_field *f, const struct scope *sc, pg_vec *leaves)
+{
+    pg_leaf *l = pg_zalloc(cx, sizeof(*l));
+
+    l->f = f;
+    l->arr = sc->arr;
+    l->prefix = sc->prefix;
+    l->arr_src = sc->arr_src;
+    l->arr_prefix = sc->arr_prefix;
+    l->src = pg_printf(cx, "%s%s", sc->prefix, f->cname);
+    pg_leaf_form(f, sc->arr, l);
     pg_vec_push(cx, leaves, l);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The lowered model: how pg_lower() records each manifest field as LTTng trace fields. The
- * emitters read it (t->leaves), never change it. */
+ * emitters read it (t->leaves), never change it; the checker asks how a field will be recorded. */
 #ifndef PALEVGEN_LOWER_H
 #define PALEVGEN_LOWER_H
 
@@ -29,5 +29,13 @@ typedef struct pg_leaf {
     const char *arr_src;    /* expression of the base pointer of arr */
     const char *arr_prefix; /* how siblings of arr are reached, for its count= */
 } pg_leaf;
+
+/* How field f (a <data>; arr: its enclosing array of structs, or NULL) is recorded: sets rec,
+ * fixed and fixed_len of l. pg_lower decides every leaf with it; the checker asks it too, for
+ * the names LTTng gives what it records. */
+void pg_leaf_form(const pg_field *f, const pg_field *arr, pg_leaf *l);
+/* 1 when the leaf is an LTTng sequence: LTTng records its length before it, as a field named
+ * "_<name>_length". */
+int pg_leaf_is_sequence(const pg_leaf *l);
 
 #endif /* PALEVGEN_LOWER_H */
