@@ -269,8 +269,9 @@ static int elem_is_int(const pg_field *f)
 
 static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *scope, pg_field *parent);
 
-/* What a struct may hold: we flatten it, so arrays inside an array of structs must be integers
- * counted by a sibling member (they are concatenated), and structs do not nest in arrays. */
+/* What a struct may hold: we flatten it, so arrays inside an array of structs must be integers,
+ * counted by a sibling member or a constant (every element's are concatenated), and structs do
+ * not nest in arrays. */
 static void check_struct(pg_ctx *cx, pg_provider *p, pg_template *t, pg_field *s, const pg_vec *scope)
 {
     check_ref(cx, &s->count, s, scope, "count", t->tid);
@@ -287,9 +288,9 @@ static void check_struct(pg_ctx *cx, pg_provider *p, pg_template *t, pg_field *s
         if (m->is_struct)
             pg_error(cx, m->loc, "struct \"%s\" inside the array of structs \"%s\" is not supported",
                      m->name, s->name);
-        else if (m->type && m->count.present && (!elem_is_int(m) || m->count.is_const))
+        else if (m->type && m->count.present && !elem_is_int(m))
             pg_error(cx, m->count.loc, "array \"%s\" inside the array of structs \"%s\" must be integers "
-                     "counted by another member", m->name, s->name);
+                     "(%s is not one)", m->name, s->name, m->intype_name);
     }
 }
 

@@ -127,6 +127,9 @@ static void put_struct_type(pg_ctx *cx, pg_buf *b, const pg_template *t, const p
             put_decl(cx, b, pg_printf(cx, "const %s *", m->struct_type), m->cname);
         else if (m->is_struct)
             put_decl(cx, b, m->struct_type, m->cname);
+        else if (s->count.present && m->count.present && m->count.is_const)   /* held in the element */
+            put_decl(cx, b, value_type(m, 1), pg_printf(cx, "%s[%llu]", m->cname,
+                                                        (unsigned long long)m->count.value));
         else
             pg_buf_puts(cx, b, pg_param_decl(cx, m, m->cname, 1));
         pg_buf_puts(cx, b, ";\n");

@@ -500,10 +500,17 @@ static void prep_member(pg_ctx *cx, struct prep *pr, const pg_leaf *l)
                       "        palev_a->n_%s = (uint32_t)palev_total;\n    }\n", n, t, base, cnt, S, S,
                       f->cname, S, f->count.field->cname, S, f->count.field->cname, t, n);
     } else {
+        /* one integer of each element, or its whole array of per_struct integers */
+        const char *size = f->count.present ? pg_printf(cx, "sizeof(((const %s *)0)->%s)", S, f->cname)
+                                            : pg_printf(cx, "sizeof(%s)", t);
+
         pg_buf_printf(cx, b, "    palev_a->f_%s = (const %s *)palev_scratch_gather(palev_sc, %s, %s, sizeof(%s),\n"
-                      "        offsetof(%s, %s), sizeof(%s));\n", n, t, base, cnt, S, S, f->cname, t);
+                      "        offsetof(%s, %s), %s);\n", n, t, base, cnt, S, S, f->cname, size);
         if (l->fixed)
             pg_buf_printf(cx, b, "    if (!palev_a->f_%s)\n        palev_a->f_%s = (const %s *)palev_zeros;\n", n, n, t);
+        else if (l->per_struct > 1)
+            pg_buf_printf(cx, b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)(%s * %lluU) : 0;\n", n, n, cnt,
+                          (unsigned long long)l->per_struct);
         else
             pg_buf_printf(cx, b, "    palev_a->n_%s = palev_a->f_%s ? (uint32_t)%s : 0;\n", n, n, cnt);
     }

@@ -22,11 +22,14 @@ struct scope {
 
 void pg_leaf_form(const pg_field *f, const pg_field *arr, pg_leaf *l)
 {
-    l->fixed = 0, l->fixed_len = 0;
+    l->fixed = 0, l->fixed_len = 0, l->per_struct = 0;
     if (arr) {
-        l->rec = f->count.present ? PG_REC_NESTED : is_int(f) ? PG_REC_INTS : PG_REC_JSON;
+        /* an integer array of constant size is held in the struct: gathered with the scalars */
+        l->rec = f->count.present && !f->count.is_const ? PG_REC_NESTED : is_int(f) ? PG_REC_INTS
+                                                                                   : PG_REC_JSON;
+        l->per_struct = f->count.present ? f->count.value : 1;
         if (l->rec == PG_REC_INTS && arr->count.is_const)
-            l->fixed = 1, l->fixed_len = arr->count.value;
+            l->fixed = 1, l->fixed_len = arr->count.value * l->per_struct;
     } else if (f->count.present) {
         l->rec = is_int(f) ? PG_REC_INTS : PG_REC_JSON;
         if (l->rec == PG_REC_INTS && f->count.is_const)

@@ -14,7 +14,8 @@ enum pg_rec {
     PG_REC_BYTES,       /* uint8 hex array (constant length) or sequence */
     PG_REC_INTS,        /* integer array (constant count) or sequence */
     PG_REC_JSON,        /* what LTTng cannot type in an array: a JSON array in a string */
-    PG_REC_NESTED       /* integer arrays inside an array of structs, concatenated */
+    PG_REC_NESTED       /* integer arrays counted by a member, inside an array of structs:
+                           concatenated */
 };
 
 /* One leaf as the trace sees it. */
@@ -24,6 +25,8 @@ typedef struct pg_leaf {
     enum pg_rec rec;
     int fixed;              /* array / bytes with a constant size: LTTng array, not sequence */
     uint64_t fixed_len;     /* that size in elements */
+    uint64_t per_struct;    /* PG_REC_INTS in an array of structs: the integers each element holds
+                               (1, or the constant count= of an array member, held in the struct) */
     char *src;              /* C expression of the value (outside arrays of structs) */
     const char *prefix;     /* how siblings of f are reached, for its count= and length= */
     const char *arr_src;    /* expression of the base pointer of arr */

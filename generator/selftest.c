@@ -534,7 +534,6 @@ static void member_column(pg_ctx *cx, struct gen *g, const pg_field *m, size_t n
         pg_buf_printf(cx, &inits[i], "%s.%s = ", inits[i].len ? ", " : "", m->cname);
         if (m->count.present) {
             size_t cnt = (size_t)ref_of(g, &m->count, (int)i);
-            char *name = pg_printf(cx, "n%u", g->id++);
             pg_buf vals = { 0 };
 
             for (size_t j = 0; j < cnt; j++) {
@@ -543,9 +542,15 @@ static void member_column(pg_ctx *cx, struct gen *g, const pg_field *m, size_t n
                 pg_buf_printf(cx, &vals, "%s%s", j ? ", " : "", int_c(cx, m, v));
                 append_item(cx, &items, total++, int_text(cx, m, v, 0));
             }
-            pg_buf_printf(cx, &g->pre, "    static %s = { %s };\n", elem_decl(cx, m, pg_printf(cx, "%s[%zu]", name, cnt)),
-                          cnt ? vals.data : "0");
-            pg_buf_puts(cx, &inits[i], name);
+            if (m->count.is_const) {    /* held in the element */
+                pg_buf_printf(cx, &inits[i], "{ %s }", vals.data);
+            } else {
+                char *name = pg_printf(cx, "n%u", g->id++);
+
+                pg_buf_printf(cx, &g->pre, "    static %s = { %s };\n",
+                              elem_decl(cx, m, pg_printf(cx, "%s[%zu]", name, cnt)), cnt ? vals.data : "0");
+                pg_buf_puts(cx, &inits[i], name);
+            }
         } else if (m->type->kind == PG_K_INT) {
             uint64_t v = int_value(g, m, k, (int)i);
 
@@ -563,8 +568,9 @@ static void member_column(pg_ctx *cx, struct gen *g, const pg_field *m, size_t n
         }
     }
     if (m->type->kind == PG_K_INT || m->count.present) {
-        pg_leaf l = { .f = m, .fixed = !m->count.present && m->parent->count.is_const };
+        pg_leaf l = { .f = m };
 
+        pg_leaf_form(m, m->parent, &l);
         expect_ints(cx, g, &l, &items, total);
     } else {
         pg_buf_puts(cx, &json, n ? "]" : "[]");
