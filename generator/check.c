@@ -403,7 +403,7 @@ unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt)
                          p->name, p->guid, o->name, o->guid_loc.file, o->guid_loc.line);
         }
     }
-    for (size_t i = 0; opt && i < opt->rename_from.len; i++) {
+    for (size_t i = 0; opt && !opt->renames_may_miss && i < opt->rename_from.len; i++) {
         int found = 0;
 
         PG_VEC_EACH(const pg_provider, p, m->providers)

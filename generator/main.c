@@ -49,20 +49,10 @@ static int usage_error(const char *fmt, ...)
 
 static int add_rename(pg_ctx *cx, struct args *a, const char *spec)
 {
-    const char *eq = strchr(spec, '=');
+    pg_buf why = { 0 };
 
-    if (!eq || eq == spec || !eq[1])
-        return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", spec);
-    for (size_t i = 0; i < a->opt.rename_from.len; i++) {
-        const char *from = a->opt.rename_from.items[i], *to = a->opt.rename_to.items[i];
-
-        if (strlen(from) == (size_t)(eq - spec) && strncmp(from, spec, (size_t)(eq - spec)) == 0 &&
-            strcmp(to, eq + 1) != 0)
-            return usage_error("--provider-name %s: provider \"%s\" is already renamed to \"%s\"",
-                               spec, from, to);
-    }
-    pg_vec_push(cx, &a->opt.rename_from, pg_strndup(cx, spec, (size_t)(eq - spec)));
-    pg_vec_push(cx, &a->opt.rename_to, pg_strdup(cx, eq + 1));
+    if (pg_options_rename(cx, &a->opt, spec, &why))
+        return usage_error("--provider-name %s", why.data);
     return 0;
 }
 

@@ -288,13 +288,21 @@ typedef struct pg_manifest {
 pg_manifest *pg_parse_buffer(pg_ctx *cx, const char *path, const char *data, size_t len);
 pg_manifest *pg_parse_file(pg_ctx *cx, const char *path);
 
-/* --provider-name overrides and --symbol-prefix. */
+/* What the caller asks of the checker (--provider-name, --symbol-prefix) and of the lowering
+ * (--usdt). A zeroed one asks nothing. */
 typedef struct pg_options {
     pg_vec rename_from;     /* char *, ETW names */
     pg_vec rename_to;       /* char *, LTTng names */
+    int renames_may_miss;   /* a rename naming no provider of the manifest is no error: the
+                               renames serve several manifests (palev-trace) */
     const char *symbol_prefix;  /* FireEvent<prefix><Sym>: two manifests in one unit; or NULL */
     int usdt;               /* generate --usdt: every event is also a USDT probe (pg_lower) */
 } pg_options;
+
+/* --provider-name ETWNAME=LTTNGNAME (spec) added to opt (options.c). Returns 0 (also for a rename
+ * given twice), or -1 with why in err, to follow "--provider-name " or a file's "FILE:LINE: ":
+ * "wants ETWNAME=LTTNGNAME, not ..." or "...: provider "X" is already renamed to "Y"". */
+int pg_options_rename(pg_ctx *cx, pg_options *opt, const char *spec, pg_buf *err);
 
 /* ---- winmeta built-ins (winmeta.c) ------------------------------------------------------------ */
 

@@ -96,7 +96,7 @@ static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
     const char *base = strrchr(dir, '/');
     base = base ? base + 1 : dir;
     if (strcmp(base, "palev-manifests") == 0)
-        return load_manifests ? pt__manifest_load_dir(r->manifests, dir) : 0;
+        return load_manifests ? pt__manifest_add_dir(r->manifests, dir) : 0;
     if (is_file(dir, "metadata"))
         add_dir(r, dir);
     char **subs = depth < 12 ? subdirs(dir, &n) : NULL;
@@ -155,12 +155,15 @@ int pt_open(const pt_input *in, pt_reader **out)
     pt_reader *r = pt_xcalloc(1, sizeof(*r));
     int rc = 0;
     r->manifests = pt__manifest_new();
-    for (unsigned i = 0; i < in->nmanifests && !rc; i++)
-        if (pt__manifest_load(r->manifests, in->manifests[i]))
-            rc = PT_EXIT_DATA;
+    if (pt__manifest_renames(r->manifests, in->provider_names, in->nprovider_names))
+        rc = PT_EXIT_USAGE;
+    for (unsigned i = 0; i < in->nmanifests; i++)
+        pt__manifest_add(r->manifests, in->manifests[i]);
     r->live_seconds = in->live_seconds;
     if (!rc)
         rc = find_traces(r, in);
+    if (!rc && pt__manifest_load_all(r->manifests))
+        rc = PT_EXIT_DATA;
     if (rc) {
         pt_close(r);
         return rc;

@@ -67,6 +67,9 @@ typedef struct pt_input {
     unsigned npaths;
     const char **manifests;     /* -m MANIFEST */
     unsigned nmanifests;
+    const char **provider_names;    /* --provider-name ETWNAME=LTTNGNAME: as the providers were
+                                       built (with TRACE/palev-manifests/provider-names) */
+    unsigned nprovider_names;
     int no_auto_manifests;      /* --no-manifests */
     unsigned live_seconds;      /* live inputs: stop after this many seconds (0: at the end) */
 } pt_input;
@@ -79,6 +82,9 @@ typedef struct pt_reader pt_reader;
 /* Finds the CTF traces under the inputs, loads the manifests (-m and TRACE/palev-manifests).
  * Returns 0, or PT_EXIT_DATA after printing why on stderr. */
 int pt_open(const pt_input *in, pt_reader **out);
+/* --provider-name values checked as palev-gen checks them: -1 after saying why on stderr
+ * ("palev-trace COMMAND: --provider-name ..."), or 0. */
+int pt_provider_names_check(const char *command, const pt_input *in);
 /* Reads every event in time order through sink. Returns 0 or PT_EXIT_DATA (reported). */
 int pt_run(pt_reader *r, const pt_sink *sink);
 void pt_close(pt_reader *r);

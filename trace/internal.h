@@ -11,8 +11,15 @@
 typedef struct pt_manifests pt_manifests;
 pt_manifests *pt__manifest_new(void);
 void pt__manifest_free(pt_manifests *ms);
-int pt__manifest_load(pt_manifests *ms, const char *path);
-int pt__manifest_load_dir(pt_manifests *ms, const char *dir);
+/* The manifests are read once every rename is known, by pt__manifest_load_all(): first the
+ * command line's renames (--provider-name; -1, said on stderr, when one is malformed), then the
+ * manifests and directories found, whose provider-names files add renames (-1 for a bad line). */
+int pt__manifest_renames(pt_manifests *ms, const char *const *specs, unsigned n);
+void pt__manifest_add(pt_manifests *ms, const char *path);
+int pt__manifest_add_dir(pt_manifests *ms, const char *dir);
+/* Loads them: -m manifests, then the directories'. -1 when one is not valid, or when a command
+ * line rename names no provider of any (said on stderr). */
+int pt__manifest_load_all(pt_manifests *ms);
 unsigned pt__manifest_count(const pt_manifests *ms);
 const pg_provider *pt__manifest_provider(const pt_manifests *ms, const char *lttng_provider);
 const pg_event *pt__manifest_event(const pt_manifests *ms, const char *name);

@@ -18,6 +18,7 @@ static const pt_command *const commands[] = {
 static const struct option long_options[] = {
     { "manifest", required_argument, NULL, 'm' },
     { "no-manifests", no_argument, NULL, 'M' },
+    { "provider-name", required_argument, NULL, 'P' },
     { "by", required_argument, NULL, 'b' },
     { "top", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
@@ -48,6 +49,9 @@ static void usage(FILE *out)
           "  -m, --manifest FILE  the ETW manifest of a provider in the trace (repeatable); the\n"
           "                       manifests in TRACE/palev-manifests/ are read without asking\n"
           "      --no-manifests   ignore TRACE/palev-manifests/: work on event names and fields\n"
+          "      --provider-name ETWNAME=LTTNGNAME\n"
+          "                       a provider built renamed (repeatable; palev-collect records\n"
+          "                       them in TRACE/palev-manifests/provider-names)\n"
           "  -h, --help           this help (palev-trace COMMAND --help: the command's)\n"
           "\nexit status: 0 ok; 1 bad trace or data (not a trace, damaged, empty, events\n"
           "discarded, manifest not matching the trace: said on stderr, and what could be read is\n"
@@ -57,7 +61,8 @@ static void usage(FILE *out)
 static void command_usage(const pt_command *c, FILE *out)
 {
     fprintf(out, "usage: palev-trace %s %s\n  %s\n", c->name, c->args, c->help);
-    fputs("  -m, --manifest FILE  a provider's manifest (repeatable); --no-manifests: none\n", out);
+    fputs("  -m, --manifest FILE  a provider's manifest (repeatable); --no-manifests: none\n"
+          "      --provider-name ETWNAME=LTTNGNAME  a provider built renamed (repeatable)\n", out);
     if (c->options & PT_OPT_BY)
         fputs("      --by FIELD       split each task by this field of its Start event\n", out);
     if (c->options & PT_OPT_TOP)
@@ -113,6 +118,10 @@ static int set_option(const pt_command *c, pt_opts *o, int letter, const char *a
         o->in.manifests[o->in.nmanifests++] = arg;
         return 0;
     case 'M': o->in.no_auto_manifests = 1; return 0;
+    case 'P':
+        o->in.provider_names = realloc(o->in.provider_names, (o->in.nprovider_names + 1) * sizeof(char *));
+        o->in.provider_names[o->in.nprovider_names++] = arg;
+        return pt_provider_names_check(c->name, &o->in);
     case 'b': o->by = arg; return 0;
     case 'o': o->output = arg; return 0;
     case 'f': o->format = arg; return 0;
@@ -193,6 +202,7 @@ int main(int argc, char **argv)
         rc = c->run(&o);
     }
     free(o.in.manifests);
+    free(o.in.provider_names);
     return rc;
 }
 

@@ -10,8 +10,12 @@
  * in one process share nothing and closing one leaves the other's manifests alone. */
 struct pt_manifests {
     pg_ctx gen;                 /* the arena every manifest lives in, and the diagnostics */
+    pg_options opt;             /* the provider renames: the command line's, then the files' */
+    size_t ncommand_line;       /* the first renames are the command line's: they win */
+    pg_vec paths;               /* -m manifests, then palev-manifests/ directories: to load */
+    pg_vec dirs;
+    pg_vec all;                 /* every manifest loaded */
     pt_map providers, events;   /* every provider by LTTng name; events by "Provider:Event" */
-    unsigned count;
     pg_manifest **explicit_list;    /* the manifests given with -m: each must describe the trace */
     unsigned nexplicit;
     char why[512];              /* what pt__manifest_mismatch() returns */
@@ -21,6 +25,7 @@ pt_manifests *pt__manifest_new(void)
 {
     pt_manifests *ms = pt_xcalloc(1, sizeof(*ms));
     pg_ctx_init(&ms->gen);
+    ms->opt.renames_may_miss = 1;   /* one table serves every manifest: checked once, at the end */
     return ms;
 }
 
@@ -35,16 +40,94 @@ void pt__manifest_free(pt_manifests *ms)
     free(ms);
 }
 
+int pt_provider_names_check(const char *command, const pt_input *in)
+{
+    pg_ctx cx;
+    pg_options opt = { 0 };
+    pg_buf why = { 0 };
+    int rc = 0;
+    pg_ctx_init(&cx);
+    for (unsigned i = 0; i < in->nprovider_names && !rc; i++)
+        if ((rc = pg_options_rename(&cx, &opt, in->provider_names[i], &why)))
+            fprintf(stderr, "palev-trace %s: --provider-name %s\n", command, why.data);
+    pg_ctx_fini(&cx);
+    return rc;
+}
+
+int pt__manifest_renames(pt_manifests *ms, const char *const *specs, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        pg_buf why = { 0 };
+        if (pg_options_rename(&ms->gen, &ms->opt, specs[i], &why)) {
+            fprintf(stderr, "palev-trace: error: --provider-name %s\n", why.data);
+            return -1;
+        }
+    }
+    ms->ncommand_line = ms->opt.rename_from.len;
+    return 0;
+}
+
+void pt__manifest_add(pt_manifests *ms, const char *path)
+{
+    pg_vec_push(&ms->gen, &ms->paths, pg_strdup(&ms->gen, path));
+}
+
+static int renamed_on_command_line(const pt_manifests *ms, const char *spec)
+{
+    size_t n = strcspn(spec, "=");
+    for (size_t i = 0; i < ms->ncommand_line; i++) {
+        const char *from = ms->opt.rename_from.items[i];
+        if (strlen(from) == n && strncmp(from, spec, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* DIR/provider-names: one ETWNAME=LTTNGNAME per line, as palev-collect writes it; '#' comments
+ * and blank lines. A provider the command line renames keeps that name. */
+static int read_provider_names(pt_manifests *ms, const char *dir)
+{
+    char path[4096], line[1024];
+    unsigned lineno = 0;
+    int rc = 0;
+    snprintf(path, sizeof(path), "%s/provider-names", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!rc && fgets(line, sizeof(line), f)) {
+        char *s = line, *end;
+        pg_buf why = { 0 };
+        lineno++;
+        s += strspn(s, " \t");
+        for (end = s + strlen(s); end > s && strchr(" \t\r\n", end[-1]); end--)
+            ;
+        *end = '\0';
+        if (!*s || *s == '#' || renamed_on_command_line(ms, s))
+            continue;
+        if (pg_options_rename(&ms->gen, &ms->opt, s, &why)) {
+            fprintf(stderr, "palev-trace: error: %s:%u: %s\n", path, lineno, why.data);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+int pt__manifest_add_dir(pt_manifests *ms, const char *dir)
+{
+    pg_vec_push(&ms->gen, &ms->dirs, pg_strdup(&ms->gen, dir));
+    return read_provider_names(ms, dir);
+}
+
 static int load_one(pt_manifests *ms, const char *path, int is_explicit)
 {
     unsigned before = pg_error_count(&ms->gen);
     pg_manifest *m = pg_parse_file(&ms->gen, path);
-    pg_options opt = { 0 };
-    if (pg_error_count(&ms->gen) != before || !m || pg_check(&ms->gen, m, &opt)) {
+    if (pg_error_count(&ms->gen) != before || !m || pg_check(&ms->gen, m, &ms->opt)) {
         fprintf(stderr, "palev-trace: error: %s: not a valid manifest (see the errors above)\n", path);
         return -1;
     }
-    ms->count++;
+    pg_vec_push(&ms->gen, &ms->all, m);
     if (is_explicit) {
         ms->explicit_list = pt_xrealloc(ms->explicit_list, (ms->nexplicit + 1) * sizeof(*ms->explicit_list));
         ms->explicit_list[ms->nexplicit++] = m;
@@ -63,17 +146,12 @@ static int load_one(pt_manifests *ms, const char *path, int is_explicit)
     return 0;
 }
 
-int pt__manifest_load(pt_manifests *ms, const char *path)
-{
-    return load_one(ms, path, 1);
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int pt__manifest_load_dir(pt_manifests *ms, const char *dir)
+static int load_dir(pt_manifests *ms, const char *dir)
 {
     DIR *d = opendir(dir);
     char **names = NULL;
@@ -102,9 +180,40 @@ int pt__manifest_load_dir(pt_manifests *ms, const char *dir)
     return rc;
 }
 
+/* A rename the command line gave that no manifest read uses is a mistake worth saying. */
+static int check_renames_used(const pt_manifests *ms)
+{
+    int rc = 0;
+    for (size_t i = 0; i < ms->ncommand_line; i++) {
+        const char *from = ms->opt.rename_from.items[i];
+        int found = 0;
+        PG_VEC_EACH(const pg_manifest, m, ms->all)
+            PG_VEC_EACH(const pg_provider, p, m->providers)
+                found |= p->name && strcmp(p->name, from) == 0;
+        if (!found) {
+            fprintf(stderr, "palev-trace: error: --provider-name %s=%s: no provider \"%s\" in the "
+                    "manifests read\n", from, (const char *)ms->opt.rename_to.items[i], from);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+int pt__manifest_load_all(pt_manifests *ms)
+{
+    int rc = 0;
+    PG_VEC_EACH(const char, path, ms->paths)
+        if (load_one(ms, path, 1))
+            return -1;
+    PG_VEC_EACH(const char, dir, ms->dirs)
+        if (load_dir(ms, dir))
+            rc = -1;
+    return rc ? rc : check_renames_used(ms);
+}
+
 unsigned pt__manifest_count(const pt_manifests *ms)
 {
-    return ms->count;
+    return (unsigned)ms->all.len;
 }
 
 const pg_provider *pt__manifest_provider(const pt_manifests *ms, const char *lttng_provider)

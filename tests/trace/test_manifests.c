@@ -70,9 +70,11 @@ static void registries_are_separate(void **state)
 {
     pt_manifests *a = pt__manifest_new(), *b = pt__manifest_new();
     (void)state;
-    assert_int_equal(pt__manifest_load(a, in_dir("a.man")), 0);
-    assert_int_equal(pt__manifest_load(b, PALEV_TEST_SOURCE_DIR "/manifest/runtime.man"), 0);
-    assert_int_equal(pt__manifest_load(b, in_dir("b.man")), 0);
+    pt__manifest_add(a, in_dir("a.man"));
+    pt__manifest_add(b, PALEV_TEST_SOURCE_DIR "/manifest/runtime.man");
+    pt__manifest_add(b, in_dir("b.man"));
+    assert_int_equal(pt__manifest_load_all(a), 0);
+    assert_int_equal(pt__manifest_load_all(b), 0);
     assert_int_equal(pt__manifest_count(a), 1);
     assert_int_equal(pt__manifest_count(b), 2);
     assert_non_null(pt__manifest_provider(a, "Palev_TraceGolden"));
