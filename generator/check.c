@@ -418,6 +418,6 @@ unsigned pg_check(pg_ctx *cx, pg_manifest *m, const pg_options *opt)
         pg_error(cx, (pg_loc){ m->path, 0 }, "--symbol-prefix \"%s\" is not a C identifier",
                  opt->symbol_prefix);
     else
-        pg_check_cnames(cx, m, opt ? opt->symbol_prefix : NULL);
+        pg_assign_cnames(cx, m, opt ? opt->symbol_prefix : NULL);
     return pg_error_count(cx) - before;
 }

@@ -6,7 +6,6 @@
 #include "lower.h"
 
 #include <ctype.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- maps ------------------------------------------------------------------------------------- */

@@ -321,9 +321,10 @@ int pg_is_identifier(const char *s);
 char *pg_make_ident(pg_ctx *cx, const char *s);
 /* Where an event's name comes from: its symbol= attribute, else the <event>. */
 pg_loc pg_event_name_loc(const pg_event *e);
-/* FireEvent<cname> unique in the manifest (derived names take their provider's name), then
- * --symbol-prefix in front. */
-void pg_check_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix);
+/* Gives every event its FireEvent<cname>, unique in the manifest (a derived name that collides
+ * takes its provider's name; explicit symbols that collide are errors), then --symbol-prefix in
+ * front. */
+void pg_assign_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix);
 /* The C names pg_lower gave at file scope (emit functions, struct types) unique: errors name
  * both places. */
 void pg_check_c_names(pg_ctx *cx, const pg_manifest *m);

@@ -183,7 +183,7 @@ pg_loc pg_event_name_loc(const pg_event *e)
  * one translation unit. Explicit symbols go first; a derived name that collides takes its
  * provider's name as a prefix. The same name twice in one provider was reported already.
  * --symbol-prefix then goes in front of every name, for hosts that include two manifests. */
-void pg_check_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix)
+void pg_assign_cnames(pg_ctx *cx, pg_manifest *m, const char *prefix)
 {
     pg_index cnames = { 0 };
     pg_event *o;

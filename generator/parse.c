@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <expat.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
