@@ -463,8 +463,8 @@ static void prep_array(pg_ctx *cx, struct prep *pr, const pg_leaf *l)
 }
 
 /* Where a JSON element's length is: a counted type's _Length member, a sibling member, or fixed. */
-static void json_member_length(pg_ctx *cx, const pg_field *f, const char *S, const char **size, const char **off,
-                               const char **fixed)
+static void json_member_length(pg_ctx *cx, const pg_field *f, const char *S, const char **size,
+                               const char **off, const char **fixed)
 {
     *size = "0", *off = "0", *fixed = "PALEV_NUL_TERMINATED";
     if (f->type->counted) {

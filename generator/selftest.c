@@ -316,7 +316,8 @@ static struct sample binary_sample(pg_ctx *cx, struct gen *g, unsigned k, uint64
 
 /* A value of a non-integer field; text is what the trace shows (string fields) or, for binary,
  * the lowercase hex of a JSON element. in_struct: GUID/SYSTEMTIME by value, not by pointer. */
-static struct sample value_sample(pg_ctx *cx, struct gen *g, const pg_field *f, unsigned k, uint64_t len, int in_struct)
+static struct sample value_sample(pg_ctx *cx, struct gen *g, const pg_field *f, unsigned k, uint64_t len,
+                                  int in_struct)
 {
     struct sample none = { NULL, NULL };
 

@@ -79,8 +79,9 @@ typedef struct pt_reader pt_reader;
 
 /* An input "net://HOST[:PORT]/host/HOSTNAME/SESSION" is a live session of an lttng-relayd
  * (src.ctf.lttng-live); any other input is a directory searched for CTF traces. */
-/* Finds the CTF traces under the inputs, loads the manifests (-m and TRACE/palev-manifests).
- * Returns 0, or PT_EXIT_DATA after printing why on stderr. */
+/* Finds the CTF traces under the inputs, loads the manifests (-m and TRACE/palev-manifests),
+ * renamed as --provider-name and TRACE/palev-manifests/provider-names say. Returns 0, or
+ * PT_EXIT_DATA (PT_EXIT_USAGE for a malformed --provider-name) after printing why on stderr. */
 int pt_open(const pt_input *in, pt_reader **out);
 /* --provider-name values checked as palev-gen checks them: -1 after saying why on stderr
  * ("palev-trace COMMAND: --provider-name ..."), or 0. */

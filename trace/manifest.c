@@ -12,8 +12,8 @@ struct pt_manifests {
     pg_ctx gen;                 /* the arena every manifest lives in, and the diagnostics */
     pg_options opt;             /* the provider renames: the command line's, then the files' */
     size_t ncommand_line;       /* the first renames are the command line's: they win */
-    pg_vec paths;               /* -m manifests, then palev-manifests/ directories: to load */
-    pg_vec dirs;
+    pg_vec paths;               /* -m manifests, to load once every rename is known */
+    pg_vec dirs;                /* palev-manifests/ directories, to load after them */
     pg_vec all;                 /* every manifest loaded */
     pt_map providers, events;   /* every provider by LTTng name; events by "Provider:Event" */
     pg_manifest **explicit_list;    /* the manifests given with -m: each must describe the trace */
@@ -87,14 +87,15 @@ static int renamed_on_command_line(const pt_manifests *ms, const char *spec)
  * and blank lines. A provider the command line renames keeps that name. */
 static int read_provider_names(pt_manifests *ms, const char *dir)
 {
-    char path[4096], line[1024];
+    char path[4096], *line = NULL;
+    size_t cap = 0;
     unsigned lineno = 0;
     int rc = 0;
     snprintf(path, sizeof(path), "%s/provider-names", dir);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    while (!rc && fgets(line, sizeof(line), f)) {
+    while (!rc && getline(&line, &cap, f) >= 0) {
         char *s = line, *end;
         pg_buf why = { 0 };
         lineno++;
@@ -102,6 +103,9 @@ static int read_provider_names(pt_manifests *ms, const char *dir)
         for (end = s + strlen(s); end > s && strchr(" \t\r\n", end[-1]); end--)
             ;
         *end = '\0';
+        for (char *c = s; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7F)
+                *c = '?';   /* no name has one; an error message quoting the line stays text */
         if (!*s || *s == '#' || renamed_on_command_line(ms, s))
             continue;
         if (pg_options_rename(&ms->gen, &ms->opt, s, &why)) {
@@ -109,6 +113,7 @@ static int read_provider_names(pt_manifests *ms, const char *dir)
             rc = -1;
         }
     }
+    free(line);
     fclose(f);
     return rc;
 }

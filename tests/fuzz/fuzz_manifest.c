@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer target: the manifest reader, checker and every emitter, in memory (no files). */
+/* libFuzzer target: the manifest reader, checker and every emitter, in memory (no files), and
+ * the provider renames palev-trace reads. */
 #include "model.h"
 
 #include <ctype.h>
@@ -40,6 +41,24 @@ static void enable_by_name(pg_ctx *cx, const pg_manifest *m, pg_vec *list, pg_bu
         }
 }
 
+/* The input as a provider-names file too (palev-trace reads one renaming ETWNAME=LTTNGNAME per
+ * line through pg_options_rename()), checked against the manifest it may also be. */
+static void renames(pg_ctx *cx, pg_manifest *m, const uint8_t *data, size_t size)
+{
+    pg_options opt = { .renames_may_miss = 1 };
+    pg_buf why = { 0 };
+    size_t start = 0;
+
+    for (size_t i = 0; i <= size; i++) {
+        if (i < size && data[i] != '\n')
+            continue;
+        (void)pg_options_rename(cx, &opt, pg_strndup(cx, (const char *)data + start, i - start), &why);
+        start = i + 1;
+    }
+    if (m && opt.rename_from.len)
+        (void)pg_check(cx, m, &opt);
+}
+
 /* What palev-gen generate, selftest and enable-list do, minus the writing: emit only for a
  * manifest without errors, as main.c does (emitters may assume a checked model). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -66,6 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)pg_enable_list(&cx, m, &(pg_enable_query){ "0x1", "4", NULL }, &list, &err);
         enable_by_name(&cx, m, &list, &err);
     }
+    pg_ctx_fini(&cx);
+    pg_ctx_init(&cx);
+    cx.quiet = 1;
+    renames(&cx, pg_parse_buffer(&cx, "fuzz.man", (const char *)data, size), data, size);
     pg_ctx_fini(&cx);
     return 0;
 }
