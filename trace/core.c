@@ -3,11 +3,15 @@
  * flt.utils.muxer -> our sink) and hands every event, decoded, to a command's sink. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "index.h"
 #include "internal.h"
 
 /* Per babeltrace2 event class: where its name's data and its trace's context fields are. */
@@ -21,18 +25,24 @@ typedef struct bt_entry {
 struct pt_reader {
     char **dirs;                /* CTF trace directories found under the inputs, or live URLs */
     unsigned ndirs;
+    unsigned found;             /* trace directories found, the same one twice included */
+    pt_map dir_seen;            /* real path -> the dir as first found: each trace read once */
+    pt_map manifest_dirs;       /* real paths of the palev-manifests/ directories loaded */
+    pt_missing *missing;        /* packets the index lists that the stream files lack */
+    unsigned nmissing;
+    const bt_plugin *ctf, *utils;
     int live;                   /* the inputs are lttng-live URLs */
     unsigned live_seconds;
     pt_class **classes;
     unsigned nclasses;
-    pt_map class_by_name;       /* name hash -> pt_class */
+    pt_map class_by_name;       /* "Provider:Event" -> pt_class */
     pt_map entry_by_ec;         /* bt_event_class * -> bt_entry */
     pt_map trace_by_bt;         /* bt_trace * -> pt_trace */
     pt_trace **traces;
     unsigned ntraces;
     char **tasks;
     unsigned ntasks;
-    pt_map task_by_name;
+    pt_map task_by_name;        /* task name -> its index + 1 */
     unsigned manifest_errors;
     const bt_event_class *last_ec;
     bt_entry *last_entry;
@@ -43,18 +53,36 @@ struct pt_reader {
 
 /* ---- finding traces ----------------------------------------------------------------------- */
 
+/* A trace directory found once more (the same input twice, or a directory and one inside it) is
+ * read once, and said. */
 static void add_dir(pt_reader *r, const char *dir)
 {
+    char *real = realpath(dir, NULL);
+    const char *first = real ? pt_map_get_str(&r->dir_seen, real) : NULL;
+    r->found++;
+    if (first) {
+        pt_text t = { 0 };
+        fprintf(stderr, "palev-trace: warning: %s is the trace %s already read (given twice, or "
+                "inside another input): read once\n", pt_term(&t, dir), pt_term(&t, first));
+        pt_text_free(&t);
+        free(real);
+        return;
+    }
     r->dirs = pt_xrealloc(r->dirs, (r->ndirs + 1) * sizeof(*r->dirs));
-    r->dirs[r->ndirs++] = pt_xstrdup(dir);
+    r->dirs[r->ndirs] = pt_xstrdup(dir);
+    if (real)
+        pt_map_put_str(&r->dir_seen, real, r->dirs[r->ndirs]);
+    r->ndirs++;
+    free(real);
 }
 
 static int is_file(const char *dir, const char *name)
 {
-    char path[4096];
+    char *path = pt_xasprintf("%s/%s", dir, name);
     struct stat st;
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    int yes = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    free(path);
+    return yes;
 }
 
 static int by_name(const void *a, const void *b)
@@ -62,23 +90,26 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The subdirectories of dir, sorted (traces are then always read in the same order). */
+/* The subdirectories of dir, sorted (traces are then always read in the same order). Symbolic
+ * links are not followed: the walk cannot loop. */
 static char **subdirs(const char *dir, size_t *n)
 {
     DIR *d = opendir(dir);
     char **names = NULL;
+    size_t cap = 0;
     *n = 0;
     if (!d)
         return NULL;
     for (struct dirent *de; (de = readdir(d));) {
-        char path[4096];
         struct stat st;
         if (de->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        char *path = pt_xasprintf("%s/%s", dir, de->d_name);
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            names = pt_xrealloc(names, (*n + 1) * sizeof(*names));
-            names[(*n)++] = pt_xstrdup(path);
+            names = pt_xgrow(names, &cap, *n + 1, sizeof(*names));
+            names[(*n)++] = path;
+        } else {
+            free(path);
         }
     }
     closedir(d);
@@ -87,20 +118,35 @@ static char **subdirs(const char *dir, size_t *n)
     return names;
 }
 
-/* Every directory holding a CTF "metadata" file under dir; palev-manifests/ loads manifests. */
-static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
+/* A palev-manifests/ directory reached twice (an input inside another) is loaded once. */
+static int load_manifest_dir(pt_reader *r, const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    int rc = 0;
+    if (!real || !pt_map_get_str(&r->manifest_dirs, real)) {
+        if (real)
+            pt_map_put_str(&r->manifest_dirs, real, r);
+        rc = pt__manifest_load_dir(dir);
+    }
+    free(real);
+    return rc;
+}
+
+/* Every directory holding a CTF "metadata" file under dir, at any depth (as babeltrace2 finds
+ * them); palev-manifests/ loads manifests. */
+static int walk(pt_reader *r, const char *dir, int load_manifests)
 {
     size_t n;
     int rc = 0;
     const char *base = strrchr(dir, '/');
     base = base ? base + 1 : dir;
     if (strcmp(base, "palev-manifests") == 0)
-        return load_manifests ? pt__manifest_load_dir(dir) : 0;
+        return load_manifests ? load_manifest_dir(r, dir) : 0;
     if (is_file(dir, "metadata"))
         add_dir(r, dir);
-    char **subs = depth < 12 ? subdirs(dir, &n) : NULL;
+    char **subs = subdirs(dir, &n);
     for (size_t i = 0; subs && i < n; i++) {
-        if (walk(r, subs[i], depth + 1, load_manifests))
+        if (walk(r, subs[i], load_manifests))
             rc = -1;
         free(subs[i]);
     }
@@ -117,7 +163,7 @@ static int find_traces(pt_reader *r, const pt_input *in)
 {
     for (unsigned i = 0; i < in->npaths; i++) {
         struct stat st;
-        unsigned before = r->ndirs;
+        unsigned before = r->found;
         if (is_live(in->paths[i]) != is_live(in->paths[0])) {
             fprintf(stderr, "palev-trace: error: %s: live sessions and trace directories cannot be "
                     "read together\n", in->paths[i]);
@@ -138,15 +184,29 @@ static int find_traces(pt_reader *r, const pt_input *in)
                     in->paths[i]);
             return PT_EXIT_DATA;
         }
-        if (walk(r, in->paths[i], 0, !in->no_auto_manifests))
+        if (walk(r, in->paths[i], !in->no_auto_manifests))
             return PT_EXIT_DATA;
-        if (r->ndirs == before) {
+        if (r->found == before) {
             fprintf(stderr, "palev-trace: error: %s: no CTF trace in this directory (no "
                     "\"metadata\" file below it)\n", in->paths[i]);
             return PT_EXIT_DATA;
         }
     }
     return 0;
+}
+
+static int by_stream(const void *a, const void *b)
+{
+    return strcmp(((const pt_missing *)a)->stream, ((const pt_missing *)b)->stream);
+}
+
+/* The packets each trace's index lists and its stream files lack. */
+static void check_indexes(pt_reader *r)
+{
+    for (unsigned i = 0; i < r->ndirs && !r->live; i++)
+        pt__index_check(r->dirs[i], &r->missing, &r->nmissing);
+    if (r->nmissing)
+        qsort(r->missing, r->nmissing, sizeof(*r->missing), by_stream);
 }
 
 int pt_open(const pt_input *in, pt_reader **out)
@@ -159,6 +219,8 @@ int pt_open(const pt_input *in, pt_reader **out)
     r->live_seconds = in->live_seconds;
     if (!rc)
         rc = find_traces(r, in);
+    if (!rc)
+        check_indexes(r);
     if (rc) {
         pt_close(r);
         return rc;
@@ -173,6 +235,8 @@ void pt_close(pt_reader *r)
         return;
     for (unsigned i = 0; i < r->ndirs; i++)
         free(r->dirs[i]);
+    for (unsigned i = 0; i < r->nmissing; i++)
+        free(r->missing[i].stream);
     for (unsigned i = 0; i < r->nclasses; i++) {
         free(r->classes[i]->name);
         free(r->classes[i]->provider);
@@ -187,12 +251,17 @@ void pt_close(pt_reader *r)
     for (unsigned i = 0; i < r->ntasks; i++)
         free(r->tasks[i]);
     for (size_t i = 0; i < r->entry_by_ec.cap; i++)
-        free(r->entry_by_ec.values[i]);
+        free(r->entry_by_ec.slots[i].value);
     pt_map_free(&r->entry_by_ec);
+    pt_map_free(&r->dir_seen);
+    pt_map_free(&r->manifest_dirs);
+    bt_plugin_put_ref(r->ctf);
+    bt_plugin_put_ref(r->utils);
     pt_map_free(&r->class_by_name);
     pt_map_free(&r->trace_by_bt);
     pt_map_free(&r->task_by_name);
     free(r->dirs);
+    free(r->missing);
     free(r->classes);
     free(r->traces);
     free(r->tasks);
@@ -211,6 +280,8 @@ const char *pt_task_name(const pt_reader *r, unsigned i) { return r->tasks[i]; }
 unsigned pt_manifest_count(const pt_reader *r) { (void)r; return pt__manifest_count(); }
 unsigned pt_manifest_errors(const pt_reader *r) { return r->manifest_errors; }
 int pt_ran(const pt_reader *r) { return r && r->ran; }
+unsigned pt_missing_count(const pt_reader *r) { return r->nmissing; }
+const pt_missing *pt_missing_at(const pt_reader *r, unsigned i) { return &r->missing[i]; }
 
 int pt_span(const pt_reader *r, int64_t *first, int64_t *last)
 {
@@ -232,13 +303,12 @@ int pt_span(const pt_reader *r, int64_t *first, int64_t *last)
 
 static unsigned task_index(pt_reader *r, const char *name)
 {
-    uint64_t h = pt_hash_str(name);
-    void *v = pt_map_get(&r->task_by_name, h);
+    void *v = pt_map_get_str(&r->task_by_name, name);
     if (v)
         return (unsigned)(uintptr_t)v - 1;
     r->tasks = pt_xrealloc(r->tasks, (r->ntasks + 1) * sizeof(*r->tasks));
     r->tasks[r->ntasks] = pt_xstrdup(name);
-    pt_map_put(&r->task_by_name, h, (void *)(uintptr_t)(r->ntasks + 1));
+    pt_map_put_str(&r->task_by_name, name, (void *)(uintptr_t)(r->ntasks + 1));
     return r->ntasks++;
 }
 
@@ -261,7 +331,7 @@ static enum pt_role name_role(const char *event, size_t *stem)
 
 static void set_role(pt_reader *r, pt_class *c)
 {
-    char task[600];
+    char *task;
     size_t stem = 0;
     const pg_event *e = c->man;
     if (pt__manifest_provider(c->provider)) {
@@ -269,26 +339,25 @@ static void set_role(pt_reader *r, pt_class *c)
         if (!e || !e->task || (op != PT_OPCODE_START && op != PT_OPCODE_STOP))
             return;
         c->role = op == PT_OPCODE_START ? PT_ROLE_START : PT_ROLE_STOP;
-        snprintf(task, sizeof(task), "%s:%s", c->provider, e->task->name);
+        task = pt_xasprintf("%s:%s", c->provider, e->task->name);
     } else {
         if ((c->role = name_role(c->event, &stem)) == PT_ROLE_NONE)
             return;
-        snprintf(task, sizeof(task), "%s:%.*s", c->provider, (int)stem, c->event);
+        task = pt_xasprintf("%s:%.*s", c->provider, (int)stem, c->event);
     }
-    c->task = pt_xstrdup(task);
+    c->task = task;
     c->task_index = task_index(r, task);
 }
 
 static pt_class *class_named(pt_reader *r, const char *name)
 {
-    uint64_t h = pt_hash_str(name);
-    pt_class *c = pt_map_get(&r->class_by_name, h);
+    pt_class *c = pt_map_get_str(&r->class_by_name, name);
     if (c)
         return c;
     c = pt_xcalloc(1, sizeof(*c));
     c->name = pt_xstrdup(name);
     const char *colon = strchr(c->name, ':');
-    c->provider = colon ? strndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
+    c->provider = colon ? pt_xstrndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
     c->event = colon ? colon + 1 : c->name;
     c->index = r->nclasses;
     c->man = pt__manifest_event(c->name);
@@ -296,7 +365,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     set_role(r, c);
     r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
     r->classes[r->nclasses++] = c;
-    pt_map_put(&r->class_by_name, h, c);
+    pt_map_put_str(&r->class_by_name, name, c);
     return c;
 }
 
@@ -304,7 +373,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
 static char *trace_path(const bt_stream *s, const char *fallback)
 {
     const char *name = bt_stream_get_name(s), *slash = name ? strrchr(name, '/') : NULL;
-    return name && name[0] == '/' && slash ? strndup(name, (size_t)(slash - name)) : pt_xstrdup(fallback);
+    return name && name[0] == '/' && slash ? pt_xstrndup(name, (size_t)(slash - name)) : pt_xstrdup(fallback);
 }
 
 static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
@@ -341,18 +410,21 @@ static int64_t member_index(const bt_field_class *st, const char *name)
 static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 {
     const char *why;
+    pt_text t = { 0 };
     if (c->count || !pt__manifest_provider(c->provider))
         return;
     if (!c->man) {
         fprintf(stderr, "palev-trace: error: the manifest of provider %s has no event %s, which "
                 "the trace holds: is it the manifest this trace was recorded with?\n",
-                c->provider, c->event);
+                pt_term(&t, c->provider), pt_term(&t, c->event));
         r->manifest_errors++;
     } else if ((why = pt__manifest_mismatch(c->man, bt_event_class_borrow_payload_field_class_const(ec)))) {
-        fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n", c->name, why);
+        fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n",
+                pt_term(&t, c->name), pt_term(&t, why));
         r->manifest_errors++;
         c->man = NULL;
     }
+    pt_text_free(&t);
 }
 
 static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *ev)
@@ -436,22 +508,43 @@ static void on_discarded(pt_reader *r, const bt_message *msg, int packets)
         r->sink->discarded(t, packets, count, r->sink->data);
 }
 
+/* ---- babeltrace2's aborts ------------------------------------------------------------------------
+ * babeltrace2 2.0.4's CTF decoder asserts (abort()) on some damaged packets: the babeltrace2
+ * command dies the same way. While babeltrace2 decodes (in_decoder), an abort is said to be the
+ * trace's and exits as for any bad trace; anywhere else (our code, a sink callback, heap
+ * corruption) the handler returns and abort() goes on: a crash stays a crash, never blamed on the
+ * trace. A signal handler can only see file-scope state: this flag is the reader's one global. */
+static volatile sig_atomic_t in_decoder;
+
+static void on_abort(int sig)
+{
+    static const char msg[] = "palev-trace: error: the trace is damaged: babeltrace2's CTF decoder "
+                              "stopped on an internal assertion (babeltrace2 itself aborts on this "
+                              "trace too)\n";
+    (void)sig;
+    if (!in_decoder)
+        return;     /* abort() restores the default action and raises again: a real crash */
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+        _exit(PT_EXIT_DATA);
+    _exit(PT_EXIT_DATA);
+}
+
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *data)
 {
     pt_reader *r = data;
     bt_message_array_const msgs;
     uint64_t n = 0;
-    switch (bt_message_iterator_next(it, &msgs, &n)) {
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-        break;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-    default:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
+    in_decoder = 0;     /* the messages are ours to handle now */
+    if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+        in_decoder = 1;
+        switch (st) {
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+            return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+        default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+        }
     }
     for (uint64_t i = 0; i < n; i++) {
         switch (bt_message_get_type(msgs[i])) {
@@ -463,6 +556,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         bt_message_put_ref(msgs[i]);
     }
     r->messages += n;
+    in_decoder = 1;
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
@@ -483,40 +577,36 @@ static void print_bt_error(const char *what)
     bt_error_release(err);
 }
 
-/* A babeltrace2 plugin, loaded once per process (a plugin's shared object is never unloaded). */
-static const bt_plugin *find_plugin(const char *name)
+/* A babeltrace2 plugin, held by the reader until pt_close(). */
+static const bt_plugin *find_plugin(const bt_plugin **held, const char *name)
 {
-    static struct { const char *name; const bt_plugin *plugin; } cache[] = { { "ctf", NULL }, { "utils", NULL } };
-    for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
-        if (strcmp(cache[i].name, name) != 0)
-            continue;
-        if (!cache[i].plugin &&
-            bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &cache[i].plugin) != BT_PLUGIN_FIND_STATUS_OK) {
-            fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
-                    "(Debian package libbabeltrace2-0)\n", name);
-            cache[i].plugin = NULL;
-        }
-        return cache[i].plugin;
+    if (!*held && bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, held) != BT_PLUGIN_FIND_STATUS_OK) {
+        fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
+                "(Debian package libbabeltrace2-0)\n", name);
+        *held = NULL;
     }
-    return NULL;
+    return *held;
 }
 
 static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, unsigned i,
                       const bt_component_source **src)
 {
-    char name[32], what[4200];
+    char name[32], *what;
     bt_value *params = bt_value_map_create(), *inputs = NULL;
     bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
     bt_value_array_append_string_element(inputs, dir);
     snprintf(name, sizeof(name), "src%u", i);
+    in_decoder = 1;     /* src.ctf.fs reads the metadata and indexes the streams here */
     bt_graph_add_component_status st =
         bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, src);
+    in_decoder = 0;
     bt_value_put_ref(params);
     if (st == BT_GRAPH_ADD_COMPONENT_STATUS_OK)
         return 0;
-    snprintf(what, sizeof(what), strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
-             : "%s: not a readable CTF trace", dir);
+    what = pt_xasprintf(strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
+                        : "%s: not a readable CTF trace", dir);
     print_bt_error(what);
+    free(what);
     return -1;
 }
 
@@ -536,7 +626,7 @@ static int connect_all(bt_graph *g, const bt_component_source **srcs, unsigned n
 
 static int build_graph(pt_reader *r, bt_graph *g)
 {
-    const bt_plugin *ctf = find_plugin("ctf"), *utils = find_plugin("utils");
+    const bt_plugin *ctf = find_plugin(&r->ctf, "ctf"), *utils = find_plugin(&r->utils, "utils");
     const bt_component_source **srcs = pt_xcalloc(r->ndirs, sizeof(*srcs));
     const bt_component_filter *mux = NULL;
     const bt_component_sink *sink = NULL;
@@ -564,8 +654,10 @@ end:
 static bt_graph_run_status run_all(bt_graph *g)
 {
     bt_graph_run_status st;
+    in_decoder = 1;
     while ((st = bt_graph_run(g)) == BT_GRAPH_RUN_STATUS_AGAIN)
         ;
+    in_decoder = 0;
     return st;
 }
 
@@ -581,7 +673,9 @@ static bt_graph_run_status run_live(pt_reader *r, bt_graph *g)
 {
     double start = now_s(), next = start + 1;
     for (;;) {
+        in_decoder = 1;
         bt_graph_run_once_status st = bt_graph_run_once(g);
+        in_decoder = 0;
         if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
             return BT_GRAPH_RUN_STATUS_OK;
         if (st != BT_GRAPH_RUN_ONCE_STATUS_OK && st != BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
@@ -612,9 +706,11 @@ static int provider_seen(const char *provider, void *data)
 
 int pt_run(pt_reader *r, const pt_sink *sink)
 {
+    struct sigaction sa = { .sa_handler = on_abort }, old;
     bt_graph *g = bt_graph_create(0);
     int rc = PT_EXIT_DATA;
     r->sink = sink;
+    sigaction(SIGABRT, &sa, &old);
     if (!g || build_graph(r, g))
         goto end;
     r->ran = 1;
@@ -631,8 +727,55 @@ int pt_run(pt_reader *r, const pt_sink *sink)
     }
     rc = 0;
 end:
+    sigaction(SIGABRT, &old, NULL);
     if (r->nclasses)
         r->manifest_errors += pt__manifest_check_used(provider_seen, r);
     bt_graph_put_ref(g);
     return rc;
+}
+
+/* ---- a whole input, and the verdict ------------------------------------------------------------ */
+
+int pt_read_all(const pt_input *in, const pt_sink *sink, pt_reader **out)
+{
+    *out = NULL;
+    int rc = pt_open(in, out);
+    return rc ? rc : pt_run(*out, sink);
+}
+
+static void say_missing(const pt_reader *r)
+{
+    pt_text t = { 0 };
+    for (unsigned i = 0; i < r->nmissing; i++)
+        fprintf(stderr, "palev-trace: error: %s: %llu packets (%llu bytes) the trace's index lists are "
+                "missing from this stream file (emptied, cut short or deleted after recording): their "
+                "events are not read\n", pt_term(&t, r->missing[i].stream),
+                (unsigned long long)r->missing[i].packets, (unsigned long long)r->missing[i].bytes);
+    pt_text_free(&t);
+}
+
+int pt_verdict(pt_reader *r, int read_rc)
+{
+    uint64_t lost = 0, lost_packets = 0, events = 0;
+    for (unsigned i = 0; i < pt_trace_count(r); i++) {
+        lost += pt_trace_at(r, i)->discarded_events;
+        lost_packets += pt_trace_at(r, i)->discarded_packets;
+        events += pt_trace_at(r, i)->events;
+    }
+    if (lost || lost_packets)
+        fprintf(stderr, "palev-trace: warning: the trace lost %llu events and %llu packets: "
+                "figures are lower bounds (palev-trace summary says where; record again with "
+                "bigger sub-buffers or fewer events)\n", (unsigned long long)lost,
+                (unsigned long long)lost_packets);
+    say_missing(r);
+    if (!events && !read_rc)
+        fputs("palev-trace: error: the trace holds no event\n", stderr);
+    if (read_rc || lost || lost_packets || r->nmissing || !events || pt_manifest_errors(r))
+        return PT_EXIT_DATA;
+    return PT_EXIT_OK;
+}
+
+uint64_t pt_process_key(const pt_event *ev)
+{
+    return (uint64_t)ev->trace->index << 32 | (uint32_t)ev->vpid;
 }

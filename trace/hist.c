@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Constant-memory statistics: a log-linear histogram, a top-N heap, self-coarsening time series. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,6 +184,10 @@ static void coarsen(pt_series *s)
 
 void pt_series_add(pt_series *s, int64_t ts, double v)
 {
+    if (!isfinite(v)) {
+        s->nonfinite++;
+        return;
+    }
     int64_t off = ts > s->t0 ? ts - s->t0 : 0;
     while (off / s->width >= PT_SERIES_BINS)
         coarsen(s);
@@ -206,4 +211,9 @@ void pt_series_add(pt_series *s, int64_t ts, double v)
     s->vsum += v;
     s->vlast = v;
     s->n++;
+}
+
+double pt_series_mean(const pt_series *s)
+{
+    return s->n ? (double)(s->vsum / (long double)s->n) : NAN;
 }
