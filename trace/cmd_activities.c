@@ -164,7 +164,8 @@ static void print_all(acts *a, pt_reader *r)
     int64_t t0 = 0, t1 = 0;
     pt_span(r, &t0, &t1);
     double span = (double)(t1 - t0);
-    qsort(a->list, a->ngroups, sizeof(*a->list), group_order);
+    if (a->ngroups)
+        qsort(a->list, a->ngroups, sizeof(*a->list), group_order);
     if (a->tsv)
         puts("task\tcount\ttotal_ns\tmean_ns\tmin_ns\tp50_ns\tp90_ns\tp99_ns\tmax_ns\twall_pct\tunmatched_start\tunmatched_stop");
     else

@@ -301,14 +301,18 @@ static void flush_window(export *x, int all)
         pt_put_u64(x->out, x->pend[i].sf);
         from = (size_t)x->pend[i].at;
     }
+    if (!len)
+        return;     /* nothing written yet (the buffer may not even exist) */
     fwrite(x->win_buf + from, 1, limit - from, x->out);
     memmove(x->win_buf, x->win_buf + limit, len - limit);
     fseeko(x->win, (off_t)(len - limit), SEEK_SET);
     for (size_t i = k; i < x->npend; i++)
         x->pend[i].at -= (off_t)limit;
-    memmove(x->pend, x->pend + k, (x->npend - k) * sizeof(*x->pend));
-    x->npend -= k;
-    x->pend_base += k;
+    if (k) {
+        memmove(x->pend, x->pend + k, (x->npend - k) * sizeof(*x->pend));
+        x->npend -= k;
+        x->pend_base += k;
+    }
 }
 
 static void write_frames(export *x)

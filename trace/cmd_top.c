@@ -154,7 +154,8 @@ static void on_tick(void *data)
     print_activities(t);
     print_counters(t);
     fflush(stdout);
-    memset(t->per_class, 0, t->nclass * sizeof(*t->per_class));
+    if (t->nclass)
+        memset(t->per_class, 0, t->nclass * sizeof(*t->per_class));
     for (unsigned i = 0; i < t->ntasks; i++)
         pt_hist_free(&t->acts[i]);
 }

@@ -147,7 +147,8 @@ static int longest_first(const void *a, const void *b)
 
 void pt_top_sort(pt_top *t)
 {
-    qsort(t->heap, t->n, sizeof(*t->heap), longest_first);
+    if (t->n)
+        qsort(t->heap, t->n, sizeof(*t->heap), longest_first);
 }
 
 void pt_top_free(pt_top *t)
