@@ -173,6 +173,27 @@ for count, path in re.findall(r'<tr><td>(\d+) \([^)]*\)</td><td><ol class="stack
         print("Palev_Runtime:GCStart: " + " < ".join(re.findall(r"<li>(.*?)</li>", path)))
 PY
         diff -u "$work/oracle" - || palev_fail "minivm: the report's call paths differ"
+    # The Chrome export: each GCStart's record carries its stack ("sf" into "stackFrames", every
+    # frame named as the oracle names it); no Stack event is a record of its own.
+    "$palev_trace" export -o "$work/chrome.json" "$work/trace" 2> "$work/export.err" ||
+        palev_fail "palev-trace export exited $?: $(cat "$work/export.err")"
+    /usr/bin/python3 - "$work/chrome.json" "$pid" <<'PY' | sed -E 's/( < main) < .*$/\1/' | sort |
+import json, sys
+doc = json.load(open(sys.argv[1]))
+frames, pid = doc["stackFrames"], int(sys.argv[2])
+for r in doc["traceEvents"]:
+    if r.get("name") == "Stack" or "frames" in r.get("args", {}):
+        sys.exit("a Stack event exported as a record: %s" % r)
+    if r["pid"] == pid and "sf" in r:
+        if (r["ph"], r["name"], r["cat"]) != ("B", "GC", "Palev_Runtime"):
+            sys.exit("a stack on another record than GCStart's: %s" % r)
+        chain, f = [], str(r["sf"])
+        while f:
+            chain.append(frames[f]["name"])
+            f = frames[f].get("parent")
+        print("Palev_Runtime:GCStart: " + " < ".join(chain))
+PY
+        diff -u "$work/oracle" - || palev_fail "minivm: the Chrome export's stacks differ"
     ;;
 collect)
     # As a user does it: palev-collect --stacks, then palev-trace stacks, the manifest read from
