@@ -62,8 +62,12 @@ static void add_dir(pt_reader *r, const char *dir)
     r->found++;
     if (first) {
         pt_text t = { 0 };
-        fprintf(stderr, "palev-trace: warning: %s is the trace %s already read (given twice, or "
-                "inside another input): read once\n", pt_term(&t, dir), pt_term(&t, first));
+        if (strcmp(dir, first) == 0)
+            fprintf(stderr, "palev-trace: warning: %s: this trace was found twice (an input given twice, "
+                    "or inside another one): read once\n", pt_term(&t, dir));
+        else
+            fprintf(stderr, "palev-trace: warning: %s: this trace is %s, found already (an input given "
+                    "twice, or inside another one): read once\n", pt_term(&t, dir), pt_term(&t, first));
         pt_text_free(&t);
         free(real);
         return;

@@ -450,13 +450,14 @@ void pt_output_abort(pt_output *o)
 int pt_close_stdout(void)
 {
     errno = 0;
-    int err = fflush(stdout) != 0 ? errno : 0;
-    if (!err && ferror(stdout))
-        err = EIO;
-    if (fclose(stdout) != 0 && !err)
-        err = errno;
-    if (!err)
+    int err = fflush(stdout) != 0 ? errno : 0, failed = err || ferror(stdout);
+    if (fclose(stdout) != 0 && !failed)
+        err = errno, failed = 1;
+    if (!failed)
         return 0;
-    fprintf(stderr, "palev-trace: error: cannot write the output: %s\n", strerror(err));
+    if (err)
+        fprintf(stderr, "palev-trace: error: cannot write the output: %s\n", strerror(err));
+    else    /* an earlier write failed; why is no longer known */
+        fputs("palev-trace: error: cannot write the output: a write to the standard output failed\n", stderr);
     return -1;
 }
