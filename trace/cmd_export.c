@@ -44,6 +44,7 @@ typedef struct frame {
 typedef struct export {
     const export_opts *o;
     FILE *out;
+    FILE *rec;                  /* where records go: out, or win once a trace may hold stacks */
     FILE *win;                  /* records not yet written: their stacks may still come */
     char *win_buf;
     size_t win_size;
@@ -59,7 +60,9 @@ typedef struct export {
     size_t npend, cap_pend;
     uint64_t pend_base;         /* sequence number of pend[0] */
     pt_map pend_by_thread;      /* thread -> sequence number + 1 of its latest record */
+    pt_map checked;             /* traces whose metadata was looked at for a Stack event */
     off_t primary_at;           /* the event's own record, -1 until written */
+    unsigned since_flush;       /* events since the window's size was last looked at */
     uint64_t stacks_lost;       /* Stack events whose event was not found */
     int64_t t0, last;
     int started;
@@ -82,24 +85,24 @@ static void begin_record(export *x, const char *ph, int64_t pid, int64_t tid, in
 {
     int64_t rel = ts - x->t0;
     char frac[4] = { (char)('0' + rel % 1000 / 100), (char)('0' + rel % 100 / 10), (char)('0' + rel % 10), 0 };
-    fputs(x->written++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", x->win);
-    fputs(ph, x->win);
-    fputs("\",\"pid\":", x->win);
-    pt_put_i64(x->win, pid);
-    fputs(",\"tid\":", x->win);
-    pt_put_i64(x->win, tid);
-    fputs(",\"ts\":", x->win);
-    pt_put_i64(x->win, rel / 1000);
-    putc_unlocked('.', x->win);
-    fputs(frac, x->win);
+    fputs(x->written++ ? ",\n{\"ph\":\"" : "\n{\"ph\":\"", x->rec);
+    fputs(ph, x->rec);
+    fputs("\",\"pid\":", x->rec);
+    pt_put_i64(x->rec, pid);
+    fputs(",\"tid\":", x->rec);
+    pt_put_i64(x->rec, tid);
+    fputs(",\"ts\":", x->rec);
+    pt_put_i64(x->rec, rel / 1000);
+    putc_unlocked('.', x->rec);
+    fputs(frac, x->rec);
 }
 
 /* Ends a record; the event's own record notes where its stack goes. */
 static void end_record(export *x, int primary)
 {
-    if (primary)
+    if (primary && x->rec == x->win)
         x->primary_at = ftello(x->win);
-    putc_unlocked('}', x->win);
+    putc_unlocked('}', x->rec);
 }
 
 static void name_thread(export *x, const pt_event *ev)
@@ -110,10 +113,10 @@ static void name_thread(export *x, const pt_event *ev)
     pt_map_put(&x->named, (uint64_t)tid, x);
     char *name = pt_xasprintf("%s %lld", ev->procname ? ev->procname : "thread",
                               (long long)(ev->vtid < 0 ? ev->vpid : ev->vtid));
-    fprintf(x->win, "%s\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+    fprintf(x->rec, "%s\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
             x->written++ ? "," : "", (long long)pid, (long long)tid);
-    pt_json_string(x->win, name);
-    fputs("}}", x->win);
+    pt_json_string(x->rec, name);
+    fputs("}}", x->rec);
     free(name);
 }
 
@@ -136,10 +139,10 @@ static void name_processes(export *x)
 
 static void name_cat(export *x, const char *name, const char *cat)
 {
-    fputs(",\"name\":", x->win);
-    pt_json_string(x->win, name);
-    fputs(",\"cat\":", x->win);
-    pt_json_string(x->win, cat);
+    fputs(",\"name\":", x->rec);
+    pt_json_string(x->rec, name);
+    fputs(",\"cat\":", x->rec);
+    pt_json_string(x->rec, cat);
 }
 
 static void slice(export *x, const pt_thread *th, const pt_frame *f, const char *ph, int64_t ts,
@@ -150,13 +153,13 @@ static void slice(export *x, const pt_thread *th, const pt_frame *f, const char 
     char *provider = pt_xstrndup(t, colon ? (size_t)(colon - t) : 0);
     name_cat(x, colon ? colon + 1 : t, provider);   /* the task without its provider: "GC" */
     free(provider);
-    fputs(",\"args\":", x->win);
+    fputs(",\"args\":", x->rec);
     if (ev) {
-        pt_field_json(x->win, pt_payload(ev));
+        pt_field_json(x->rec, pt_payload(ev));
     } else {
-        fputs("{\"note\":", x->win);
-        pt_json_string(x->win, note);
-        putc_unlocked('}', x->win);
+        fputs("{\"note\":", x->rec);
+        pt_json_string(x->rec, note);
+        putc_unlocked('}', x->rec);
     }
     end_record(x, ev != NULL);
 }
@@ -181,16 +184,16 @@ static void instant(export *x, const pt_event *ev, int unmatched)
 {
     begin_record(x, "i", pid_of(ev->trace, ev->vpid), tid_of(ev->trace, ev->vpid, ev->vtid), ev->ts);
     name_cat(x, ev->cls->event, ev->cls->provider);
-    fputs(",\"s\":\"t\",\"args\":", x->win);
+    fputs(",\"s\":\"t\",\"args\":", x->rec);
     const bt_field *p = pt_payload(ev);
     if (unmatched) {
-        fputs("{\"unmatched\":\"a Stop without its Start\",\"fields\":", x->win);
-        pt_field_json(x->win, p);
-        putc_unlocked('}', x->win);
+        fputs("{\"unmatched\":\"a Stop without its Start\",\"fields\":", x->rec);
+        pt_field_json(x->rec, p);
+        putc_unlocked('}', x->rec);
     } else if (p) {
-        pt_field_json(x->win, p);
+        pt_field_json(x->rec, p);
     } else {
-        fputs("{}", x->win);
+        fputs("{}", x->rec);
     }
     end_record(x, 1);
 }
@@ -209,17 +212,45 @@ static void counter_value(const pt_sample *s, void *data)
     if (!x->counter_open) {
         begin_record(x, "C", pid_of(ev->trace, ev->vpid), tid_of(ev->trace, ev->vpid, ev->vtid), ev->ts);
         name_cat(x, s->event, ev->cls->provider);
-        fputs(",\"args\":{", x->win);
+        fputs(",\"args\":{", x->rec);
         x->counter_open = 1;
     } else {
-        putc_unlocked(',', x->win);
+        putc_unlocked(',', x->rec);
     }
-    pt_json_string(x->win, s->field);
-    putc_unlocked(':', x->win);
-    pt_put_double(x->win, s->value);
+    pt_json_string(x->rec, s->field);
+    putc_unlocked(':', x->rec);
+    pt_put_double(x->rec, s->value);
 }
 
 /* ---- stacks: the window ----------------------------------------------------------------------------- */
+
+/* 1 when the trace of the event declares Paleventing:Stack (its metadata lists every event class
+ * of a trace on disk before any event). */
+static int declares_stacks(const pt_event *ev)
+{
+    const bt_trace_class *tc = bt_stream_class_borrow_trace_class_const(
+        bt_event_class_borrow_stream_class_const(bt_event_borrow_class_const(ev->bt)));
+    for (uint64_t i = 0; i < bt_trace_class_get_stream_class_count(tc); i++) {
+        const bt_stream_class *sc = bt_trace_class_borrow_stream_class_by_index_const(tc, i);
+        for (uint64_t k = 0; k < bt_stream_class_get_event_class_count(sc); k++) {
+            const char *name = bt_event_class_get_name(bt_stream_class_borrow_event_class_by_index_const(sc, k));
+            if (name && strcmp(name, "Paleventing:Stack") == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Records wait in the window only when stacks may follow them: a trace without Stack events is
+ * written straight out. */
+static void choose_target(export *x, const pt_event *ev)
+{
+    if (x->rec == x->win || pt_map_get(&x->checked, ev->trace->index + 1))
+        return;
+    pt_map_put(&x->checked, ev->trace->index + 1, x);
+    if (declares_stacks(ev))
+        x->rec = x->win;
+}
 
 static uint64_t thread_key(const pt_event *ev)
 {
@@ -341,7 +372,9 @@ static void on_event(const pt_event *ev, void *data)
     }
     x->last = ev->ts;
     pt_procs_event(&x->procs, ev);
+    choose_target(x, ev);
     if (strcmp(ev->cls->name, "Paleventing:Stack") == 0) {
+        x->rec = x->win;    /* a live trace's metadata may grow: from now on, at least */
         on_stack(x, ev);
         return;
     }
@@ -355,15 +388,17 @@ static void on_event(const pt_event *ev, void *data)
         x->counter_open = 0;
         pt_counter_values(ev, counter_value, x);
         if (x->counter_open) {
-            putc_unlocked('}', x->win);                 /* the args */
+            putc_unlocked('}', x->rec);                 /* the args */
             end_record(x, !ev->cls->is_eventsource);    /* an EventSource's own record: its instant */
         }
         if (!x->counter_open || ev->cls->is_eventsource)
             instant(x, ev, 0);
     }
-    add_pending(x, ev);
-    if ((uint64_t)ftello(x->win) > FLUSH_BYTES)
-        flush_window(x, 0);
+    if (x->rec == x->win) {
+        add_pending(x, ev);
+        if ((++x->since_flush & 255) == 0 && (uint64_t)ftello(x->win) > FLUSH_BYTES)
+            flush_window(x, 0);
+    }
 }
 
 /* Starts without a Stop: their slices end with the trace, and say so. */
@@ -411,6 +446,7 @@ static int export_chrome(const export_opts *o, pt_output *out, int *complete)
         fputs("palev-trace: error: out of memory\n", stderr);
         exit(PT_EXIT_DATA);
     }
+    x.rec = x.out;
     x.syms = pt_symbols_new();
     pt_pairer_init(&x.pairer, NULL, &ops);
     rc = write_chrome(&x);
@@ -423,6 +459,7 @@ static int export_chrome(const export_opts *o, pt_output *out, int *complete)
     pt_map_free(&x.named);
     pt_map_free(&x.frame_ids);
     pt_map_free(&x.pend_by_thread);
+    pt_map_free(&x.checked);
     pt_symbols_free(x.syms);
     free(x.frames);
     free(x.pend);

@@ -43,12 +43,24 @@ static int kind_of(const pt_event *ev)
     return numbers ? TYPED : PLAIN;
 }
 
+/* a "/" b, in buf when it fits (the usual case: no allocation per sample), else on the heap. */
+static char *join(char *buf, size_t size, const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+    char *s = la + ls + lb < size ? buf : pt_xmalloc(la + ls + lb + 1);
+    memcpy(s, a, la);
+    memcpy(s + la, sep, ls);
+    memcpy(s + la + ls, b, lb + 1);
+    return s;
+}
+
 static void emit(pt_counter_fn fn, void *data, const char *event, const char *field, double v)
 {
-    char *series = pt_xasprintf("%s/%s", event, field);
+    char buf[256], *series = join(buf, sizeof(buf), event, "/", field);
     pt_sample s = { series, event, field, v, isfinite(v) };
     fn(&s, data);
-    free(series);
+    if (series != buf)
+        free(series);
 }
 
 static unsigned typed(const pt_event *ev, pt_counter_fn fn, void *data)
@@ -78,7 +90,7 @@ static unsigned json_numbers(json_t *obj, const char *prefix, const char *event,
     json_t *v;
     unsigned k = 0;
     json_object_foreach(obj, key, v) {
-        char *name = pt_xasprintf("%s%s%s", prefix, prefix[0] ? "." : "", key);
+        char buf[256], *name = join(buf, sizeof(buf), prefix, prefix[0] ? "." : "", key);
         if (json_is_number(v)) {
             emit(fn, data, event, name, json_number_value(v));
             k++;
@@ -88,7 +100,8 @@ static unsigned json_numbers(json_t *obj, const char *prefix, const char *event,
         } else if (json_is_object(v) && depth < 4) {
             k += json_numbers(v, name, event, depth + 1, fn, data);
         }
-        free(name);
+        if (name != buf)
+            free(name);
     }
     return k;
 }
@@ -146,9 +159,11 @@ static unsigned eventsource(const pt_event *ev, pt_counter_fn fn, void *data)
     json_t *root = json_loads(marked ? marked : payload.s, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL);
     unsigned k = 0;
     if (json_is_object(root)) {
-        char *event = pt_xasprintf("%s/%s", src.kind == PT_V_STR ? src.s : "?", name.kind == PT_V_STR ? name.s : "?");
+        char buf[256], *event = join(buf, sizeof(buf), src.kind == PT_V_STR ? src.s : "?", "/",
+                                     name.kind == PT_V_STR ? name.s : "?");
         k = json_numbers(root, "", event, 0, fn, data);
-        free(event);
+        if (event != buf)
+            free(event);
     }
     json_decref(root);
     free(marked);
