@@ -30,12 +30,18 @@ static size_t count_options(const pt_option *opts)
     return n;
 }
 
+/* "  -o, --output FILE    help", or the help on a line of its own after a long left column. */
 static void option_usage(FILE *out, const pt_option *o)
 {
     char left[64];
-    int n = snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->letter ? "-" : "  ", o->letter ? o->letter : ' ',
-                     o->letter ? ", " : "  ", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-    fprintf(out, "  %-*s %s%s\n", n < 20 ? 20 : n, left, o->help, o->required ? " (required)" : "");
+    if (o->letter)
+        snprintf(left, sizeof(left), "-%c, --%s%s%s", o->letter, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    else
+        snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    if (strlen(left) > 20)
+        fprintf(out, "  %s\n  %-20s %s%s\n", left, "", o->help, o->required ? " (required)" : "");
+    else
+        fprintf(out, "  %-20s %s%s\n", left, o->help, o->required ? " (required)" : "");
 }
 
 static void usage(const pt_command *c, const pt_option *all, size_t n, FILE *out)
