@@ -569,16 +569,17 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 static void print_bt_error(const char *what)
 {
     const bt_error *err = bt_current_thread_take_error();
-    fprintf(stderr, "palev-trace: error: %s\n", what);
-    if (!err)
-        return;
-    uint64_t n = bt_error_get_cause_count(err);
-    for (uint64_t i = n; i-- > 0;) {
+    pt_text t = { 0 };
+    fprintf(stderr, "palev-trace: error: %s\n", pt_term(&t, what));
+    uint64_t n = err ? bt_error_get_cause_count(err) : 0;
+    for (uint64_t i = n; i-- > 0;) {   /* they quote the trace (paths, metadata): escaped */
         const char *msg = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
         if (!strstr(msg, "-addr="))
-            fprintf(stderr, "  babeltrace2: %s\n", msg);
+            fprintf(stderr, "  babeltrace2: %s\n", pt_term(&t, msg));
     }
-    bt_error_release(err);
+    if (err)
+        bt_error_release(err);
+    pt_text_free(&t);
 }
 
 /* A babeltrace2 plugin, held by the reader until pt_close(). */
