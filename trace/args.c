@@ -15,6 +15,8 @@ static size_t input_options(pt_input *in, pt_option *out)
           "a provider's manifest (repeatable); TRACE/palev-manifests/*.man are read without asking", 0 },
         { "no-manifests", 0, PT_OPT_FLAG, &in->no_auto_manifests, NULL, NULL,
           "ignore TRACE/palev-manifests/: work on event names and fields", 0 },
+        { "pid", 0, PT_OPT_ID, &in->pid, NULL, "PID",
+          "only the events of the process(es) whose vpid is PID (the vpid context)", 0 },
     };
     memcpy(out, shared, sizeof(shared));
     return sizeof(shared) / sizeof(shared[0]);
@@ -62,11 +64,11 @@ static const char *spelled(const pt_option *o, char *buf, size_t size)
     return buf;
 }
 
-static int parse_count(const char *s, unsigned *out)
+static int parse_number(const char *s, unsigned long min, unsigned long max, unsigned *out)
 {
     char *end;
     unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || v > 1000000 || s[0] == '-')
+    if (!*s || *end || v < min || v > max || s[0] == '-')
         return -1;
     *out = (unsigned)v;
     return 0;
@@ -83,9 +85,12 @@ static int store(const pt_command *c, const pt_option *o, const char *arg)
         *(const char **)o->value = arg;
         return 0;
     case PT_OPT_COUNT:
-        if (parse_count(arg, o->value) == 0)
+    case PT_OPT_ID:
+        if (o->type == PT_OPT_COUNT ? parse_number(arg, 0, 1000000, o->value) == 0
+                                    : parse_number(arg, 1, 4294967295ul, o->value) == 0)
             return 0;
-        fprintf(stderr, "palev-trace %s: %s wants a count, not \"%s\"\n", c->name, spelled(o, name, sizeof(name)), arg);
+        fprintf(stderr, "palev-trace %s: %s wants %s, not \"%s\"\n", c->name, spelled(o, name, sizeof(name)),
+                o->type == PT_OPT_COUNT ? "a count" : "a number above 0", arg);
         return -1;
     case PT_OPT_LIST: {
         const char ***list = o->value;
@@ -201,6 +206,15 @@ int pt_parse_args(const pt_command *c, const pt_option *opts, int argc, char **a
     free(shorts);
     free(seen);
     return rc;
+}
+
+void pt_input_usage(FILE *out)
+{
+    pt_input in = { 0 };
+    pt_option all[MAX_INPUT_OPTIONS];
+    size_t n = input_options(&in, all);
+    for (size_t i = 0; i < n; i++)
+        option_usage(out, &all[i]);
 }
 
 void pt_input_free(pt_input *in)

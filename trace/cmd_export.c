@@ -263,11 +263,12 @@ static pending *pending_of(export *x, uint64_t thread)
     return seq && seq - 1 >= x->pend_base ? &x->pend[seq - 1 - x->pend_base] : NULL;
 }
 
-/* The event's record waits for its stack; the thread's previous record waits no more. */
+/* The event's record waits for its stack; the thread's previous record waits no more (without
+ * the vtid context, a process's threads are one: its records wait until the window passes). */
 static void add_pending(export *x, const pt_event *ev)
 {
     uint64_t thread = thread_key(ev);
-    pending *old = pending_of(x, thread);
+    pending *old = ev->vtid >= 0 ? pending_of(x, thread) : NULL;
     if (old)
         old->open = 0;
     if (x->primary_at < 0)
@@ -296,13 +297,24 @@ static uint64_t frame_id(export *x, const pt_event *ev, const uint64_t *addrs, s
 }
 
 /* A Stack event: attached to the record of the event it names, on the same thread. */
+/* The latest record of the thread still waiting for a stack of that event. */
+static pending *waiting_for(export *x, uint64_t thread, const char *provider, const char *event)
+{
+    for (size_t i = x->npend; i-- > 0 && x->last - x->pend[i].ts <= STACK_WINDOW_NS;) {
+        pending *p = &x->pend[i];
+        if (p->open && p->thread == thread && strcmp(p->cls->provider, provider) == 0 &&
+            strcmp(p->cls->event, event) == 0)
+            return p;
+    }
+    return NULL;
+}
+
 static void on_stack(export *x, const pt_event *ev)
 {
     const char *provider = pt_member_str(ev, "provider"), *event = pt_member_str(ev, "event");
-    pending *p = pending_of(x, thread_key(ev));
+    pending *p = provider && event ? waiting_for(x, thread_key(ev), provider, event) : NULL;
     uint64_t addrs[PT_STACK_MAX_FRAMES];
-    if (!p || !p->open || !provider || !event || strcmp(p->cls->provider, provider) != 0 ||
-        strcmp(p->cls->event, event) != 0) {
+    if (!p) {
         x->stacks_lost++;
         return;
     }

@@ -24,6 +24,7 @@ typedef enum pt_opt_type {
     PT_OPT_FLAG,                /* int *: set to 1 */
     PT_OPT_STRING,              /* const char **: the argument */
     PT_OPT_COUNT,               /* unsigned *: a decimal count, 0 .. 1000000 */
+    PT_OPT_ID,                  /* unsigned *: a decimal id, 1 .. 4294967295 (a pid) */
     PT_OPT_LIST,                /* const char ***, with count: the arguments of every use */
 } pt_opt_type;
 
@@ -49,5 +50,7 @@ typedef struct pt_option {
  * Otherwise returns PT_RUN. pt_input_free() releases what it stored in `in`. */
 int pt_parse_args(const pt_command *c, const pt_option *opts, int argc, char **argv, pt_input *in);
 void pt_input_free(pt_input *in);
+/* The options every command takes, as --help lists them. */
+void pt_input_usage(FILE *out);
 
 #endif /* PALEV_TRACE_COMMAND_H */

@@ -16,7 +16,7 @@
 
 /* Per babeltrace2 event class: where its name's data and its trace's context fields are. */
 typedef struct bt_entry {
-    pt_class *cls;
+    pt_class *cls;              /* NULL until an event of it passes --pid */
     pt_trace *trace;
     int64_t ctx_vpid, ctx_vtid, ctx_procname;   /* common context member index, or -1 */
     int has_clock;
@@ -33,6 +33,7 @@ struct pt_reader {
     const bt_plugin *ctf, *utils;
     int live;                   /* the inputs are lttng-live URLs */
     unsigned live_seconds;
+    unsigned pid;               /* --pid, or 0 */
     pt_class **classes;
     unsigned nclasses;
     pt_map class_by_name;       /* "Provider:Event" -> pt_class */
@@ -221,6 +222,7 @@ int pt_open(const pt_input *in, pt_reader **out)
         if (pt__manifest_load(in->manifests[i]))
             rc = PT_EXIT_DATA;
     r->live_seconds = in->live_seconds;
+    r->pid = in->pid;
     if (!rc)
         rc = find_traces(r, in);
     if (!rc)
@@ -440,15 +442,12 @@ static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *e
     if (!e) {
         const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
         const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-        const char *name = bt_event_class_get_name(ec);
         e = pt_xcalloc(1, sizeof(*e));
-        e->cls = class_named(r, name ? name : "?");
         e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
         e->ctx_vpid = member_index(ctx, "vpid");
         e->ctx_vtid = member_index(ctx, "vtid");
         e->ctx_procname = member_index(ctx, "procname");
         e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
-        check_manifest(r, e->cls, ec);
         pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
     }
     r->last_ec = ec;
@@ -475,11 +474,20 @@ static void on_event(pt_reader *r, const bt_message *msg)
 {
     const bt_event *bev = bt_message_event_borrow_event_const(msg);
     bt_entry *e = entry_of(r, msg, bev);
-    pt_event ev = { .bt = bev, .cls = e->cls, .trace = e->trace, .vpid = -1, .vtid = -1 };
-    if (e->has_clock)
-        bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts);
+    pt_event ev = { .bt = bev, .trace = e->trace, .vpid = -1, .vtid = -1 };
     const bt_field *ctx = bt_event_borrow_common_context_field_const(bev);
     ev.vpid = ctx_int(ctx, e->ctx_vpid);
+    if (r->pid && ev.vpid != (int64_t)r->pid)
+        return;     /* --pid: another process (or none known) */
+    if (!e->cls) {  /* the class is known from its first event that is read */
+        const bt_event_class *ec = bt_event_borrow_class_const(bev);
+        const char *name = bt_event_class_get_name(ec);
+        e->cls = class_named(r, name ? name : "?");
+        check_manifest(r, e->cls, ec);
+    }
+    ev.cls = e->cls;
+    if (e->has_clock)
+        bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts);
     ev.vtid = ctx_int(ctx, e->ctx_vtid);
     if (ctx && e->ctx_procname >= 0)
         ev.procname = bt_field_string_get_value(
@@ -773,7 +781,9 @@ int pt_verdict(pt_reader *r, int read_rc)
                 "bigger sub-buffers or fewer events)\n", (unsigned long long)lost,
                 (unsigned long long)lost_packets);
     say_missing(r);
-    if (!events && !read_rc)
+    if (!events && !read_rc && r->pid)
+        fprintf(stderr, "palev-trace: error: the trace holds no event of process %u (--pid)\n", r->pid);
+    else if (!events && !read_rc)
         fputs("palev-trace: error: the trace holds no event\n", stderr);
     if (read_rc || lost || lost_packets || r->nmissing || !events || pt_manifest_errors(r))
         return PT_EXIT_DATA;

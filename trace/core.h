@@ -74,6 +74,7 @@ typedef struct pt_input {
     const char **manifests;     /* -m MANIFEST */
     unsigned nmanifests;
     int no_auto_manifests;      /* --no-manifests */
+    unsigned pid;               /* --pid: only the events of the processes of this vpid (0: all) */
     unsigned live_seconds;      /* live inputs: stop after this many seconds (0: at the end) */
 } pt_input;
 

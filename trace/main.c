@@ -21,11 +21,9 @@ static void usage(FILE *out)
           "below it is read, several hosts and sessions included.\n\ncommands:\n", out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-11s %s\n", commands[i]->name, commands[i]->help);
-    fputs("\noptions of every command:\n"
-          "  -m, --manifest FILE  the ETW manifest of a provider in the trace (repeatable); the\n"
-          "                       manifests in TRACE/palev-manifests/ are read without asking\n"
-          "      --no-manifests   ignore TRACE/palev-manifests/: work on event names and fields\n"
-          "  -h, --help           this help (palev-trace COMMAND --help: the command's)\n"
+    fputs("\noptions of every command:\n", out);
+    pt_input_usage(out);
+    fputs("  -h, --help           this help (palev-trace COMMAND --help: the command's)\n"
           "\nexit status: 0 ok; 1 bad trace or data (not a trace, damaged, empty, events\n"
           "discarded or missing, manifest not matching the trace: said on stderr, and what could\n"
           "be read is still reported), or the output could not be written; 2 usage error.\n", out);

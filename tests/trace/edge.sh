@@ -58,6 +58,12 @@ grep -qF " $pid edge\\x1b[31mred " "$work/summary.txt" ||
 grep -qE '^  Edge\\x1b\]0;pwned\\x07 +odd\\tname +1$' "$work/summary.txt" ||
     fail "the EventSource names, escaped: $(grep -A2 '^EventSource' "$work/summary.txt")"
 [ "$(raw "$work/summary.txt")" = 0 ] || fail "summary printed raw control characters"
+# --pid: the host's events are all of the trace; no event of another process
+"$pt" summary --pid "$pid" "$t" > "$work/summary-pid.txt" 2>&1 && cmp -s "$work/summary.txt" "$work/summary-pid.txt" ||
+    fail "summary --pid $pid differs from summary"
+"$pt" summary --pid $((pid + 1)) "$t" > /dev/null 2> "$work/pid.err"
+[ $? = 1 ] && [ "$(cat "$work/pid.err")" = "palev-trace: error: the trace holds no event of process $((pid + 1)) (--pid)" ] ||
+    fail "summary --pid of another process: $(cat "$work/pid.err")"
 
 # activities --by a field of the Stop only; --by a field of no event says so
 "$pt" activities --by Outcome --format tsv "$t" > "$work/act.tsv" 2> "$work/act.err" || fail "activities exited $?"
