@@ -296,7 +296,6 @@ static uint64_t frame_id(export *x, const pt_event *ev, const uint64_t *addrs, s
     return parent;
 }
 
-/* A Stack event: attached to the record of the event it names, on the same thread. */
 /* The latest record of the thread still waiting for a stack of that event. */
 static pending *waiting_for(export *x, uint64_t thread, const char *provider, const char *event)
 {
@@ -309,6 +308,7 @@ static pending *waiting_for(export *x, uint64_t thread, const char *provider, co
     return NULL;
 }
 
+/* A Stack event: attached to the record of the event it names, on the same thread. */
 static void on_stack(export *x, const pt_event *ev)
 {
     const char *provider = pt_member_str(ev, "provider"), *event = pt_member_str(ev, "event");
