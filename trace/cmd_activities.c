@@ -3,8 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "command.h"
 #include "stats.h"
+
+typedef struct acts_opts {
+    pt_input in;
+    const char *by;
+    unsigned top;
+    const char *format;
+} acts_opts;
 
 typedef struct group {
     unsigned task;
@@ -13,7 +20,7 @@ typedef struct group {
 } group;
 
 typedef struct acts {
-    const pt_opts *o;
+    const acts_opts *o;
     pt_pairer pairer;
     pt_map groups;              /* (task, by) -> group */
     group **list;
@@ -79,10 +86,12 @@ static void print_group(const acts *a, pt_reader *r, const group *g, double span
 {
     char c[6][32], name[300];
     const pt_hist *h = &g->hist;
+    pt_text t = { 0 };
     if (g->by < 0)
-        snprintf(name, sizeof(name), "%s", pt_task_name(r, g->task));
+        snprintf(name, sizeof(name), "%s", pt_term(&t, pt_task_name(r, g->task)));
     else
-        snprintf(name, sizeof(name), "  %s=%s", a->o->by, a->pairer.by_values[g->by]);
+        snprintf(name, sizeof(name), "  %s=%s", pt_term(&t, a->o->by), pt_term(&t, a->pairer.by_values[g->by]));
+    pt_text_free(&t);
     if (a->tsv) {
         printf("%s\t%llu\t%.0f\t%.0f\t%llu\t%llu\t%llu\t%llu\t%llu\t%.4f", name, (unsigned long long)h->count,
                h->sum, h->count ? h->sum / (double)h->count : 0.0, (unsigned long long)h->min,
@@ -115,16 +124,18 @@ static void print_top(const acts *a, pt_reader *r, unsigned task, int64_t t0)
     pt_top *t = task < a->ntop ? &a->top[task] : NULL;
     if (!t || !t->n || a->tsv)
         return;
+    pt_text x = { 0 };
     pt_top_sort(t);
-    printf("\n  the %u longest %s\n  %12s %14s %-12s %8s %8s%s%s\n", t->n, pt_task_name(r, task), "duration",
-           "start", "host", "vpid", "vtid", a->o->by ? "  " : "", a->o->by ? a->o->by : "");
+    printf("\n  the %u longest %s\n  %12s %14s %-12s %8s %8s%s%s\n", t->n, pt_term(&x, pt_task_name(r, task)),
+           "duration", "start", "host", "vpid", "vtid", a->o->by ? "  " : "", a->o->by ? pt_term(&x, a->o->by) : "");
     for (unsigned i = 0; i < t->n; i++) {
         const pt_inst *in = &t->heap[i];
         char d[32], s[32];
         printf("  %12s %14s %-12s %8lld %8lld%s%s\n", pt_fmt_ns((double)(in->end - in->start), d, 32),
-               pt_fmt_ns((double)(in->start - t0), s, 32), in->trace->hostname, (long long)in->vpid,
-               (long long)in->vtid, in->by >= 0 ? "  " : "", in->by >= 0 ? a->pairer.by_values[in->by] : "");
+               pt_fmt_ns((double)(in->start - t0), s, 32), pt_term(&x, in->trace->hostname), (long long)in->vpid,
+               (long long)in->vtid, in->by >= 0 ? "  " : "", in->by >= 0 ? pt_term(&x, a->pairer.by_values[in->by]) : "");
     }
+    pt_text_free(&x);
 }
 
 /* A --by group of the Starts without the field: the task's own row says it all. */
@@ -142,10 +153,9 @@ static uint64_t instances(const acts *a, unsigned task)
 }
 
 /* Tasks with the most instances first (the collections before the one-off Runtime). */
-static const acts *order_acts;
-static int most_instances(const void *x, const void *y)
+static int most_instances(const void *x, const void *y, void *arg)
 {
-    uint64_t a = instances(order_acts, *(const unsigned *)x), b = instances(order_acts, *(const unsigned *)y);
+    uint64_t a = instances(arg, *(const unsigned *)x), b = instances(arg, *(const unsigned *)y);
     return (a < b) - (a > b);
 }
 
@@ -154,7 +164,8 @@ static void print_all(acts *a, pt_reader *r)
     int64_t t0 = 0, t1 = 0;
     pt_span(r, &t0, &t1);
     double span = (double)(t1 - t0);
-    qsort(a->list, a->ngroups, sizeof(*a->list), group_order);
+    if (a->ngroups)
+        qsort(a->list, a->ngroups, sizeof(*a->list), group_order);
     if (a->tsv)
         puts("task\tcount\ttotal_ns\tmean_ns\tmin_ns\tp50_ns\tp90_ns\tp99_ns\tmax_ns\twall_pct\tunmatched_start\tunmatched_stop");
     else
@@ -163,8 +174,7 @@ static void print_all(acts *a, pt_reader *r)
     unsigned n = pt_task_count(r), *order = pt_xcalloc(n, sizeof(*order));
     for (unsigned t = 0; t < n; t++)
         order[t] = t;
-    order_acts = a;
-    qsort(order, n, sizeof(*order), most_instances);
+    qsort_r(order, n, sizeof(*order), most_instances, a);
     for (unsigned k = 0; k < n; k++) {
         unsigned t = order[k];
         int any = 0;
@@ -203,7 +213,7 @@ static void acts_free(acts *a)
     pt_pairer_free(&a->pairer);
 }
 
-static int run(const pt_opts *o)
+static int activities(const acts_opts *o)
 {
     acts a = { .o = o };
     pt_reader *r = NULL;
@@ -216,7 +226,7 @@ static int run(const pt_opts *o)
     }
     a.tsv = strcmp(format, "tsv") == 0;
     pt_pairer_init(&a.pairer, o->by, &ops);
-    int rc = pt_read_all(o, &sink, &r);
+    int rc = pt_read_all(&o->in, &sink, &r);
     if (pt_ran(r)) {
         pt_pairer_finish(&a.pairer);
         print_all(&a, r);
@@ -228,8 +238,24 @@ static int run(const pt_opts *o)
     return rc;
 }
 
+static int run(const pt_command *self, int argc, char **argv)
+{
+    acts_opts o = { .top = 10 };
+    const pt_option options[] = {
+        { "by", 0, PT_OPT_STRING, &o.by, NULL, "FIELD", "split each task by this field of its Start (else Stop) event", 0 },
+        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N longest instances of each task (default 10, 0: none)", 0 },
+        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: integer nanoseconds, for scripts", 0 },
+        PT_OPTIONS_END,
+    };
+    int rc = pt_parse_args(self, options, argc, argv, &o.in);
+    if (rc == PT_RUN)
+        rc = activities(&o);
+    pt_input_free(&o.in);
+    return rc;
+}
+
 const pt_command pt_cmd_activities = {
-    .name = "activities", .args = "[--by FIELD] [--top N] [--format text|tsv] [options] TRACE...",
+    .name = "activities", .synopsis = "[--by FIELD] [--top N] [--format text|tsv] [options] TRACE...",
     .help = "Start/Stop durations per task: count, total, percentiles, the longest",
-    .options = PT_OPT_BY | PT_OPT_TOP | PT_OPT_FORMAT, .min_inputs = 1, .run = run,
+    .min_inputs = 1, .main = run,
 };

@@ -4,11 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "command.h"
 #include "counters.h"
 #include "stats.h"
 
 #define MAX_SERIES 10000
+
+typedef struct counters_opts {
+    pt_input in;
+    const char *format;
+} counters_opts;
 
 typedef struct series {
     char *name;
@@ -24,26 +29,23 @@ typedef struct counters {
     int tsv;
 } counters;
 
-static void on_value(const char *name, const char *event, const char *field, double v, void *data)
+static void on_value(const pt_sample *x, void *data)
 {
     counters *c = data;
-    uint64_t h = pt_hash_str(name);
-    series *s = pt_map_get(&c->by_name, h);
-    (void)event;
-    (void)field;
+    series *s = pt_map_get_str(&c->by_name, x->series);
     if (!s) {
         if (c->n == MAX_SERIES) {
             c->dropped++;
             return;
         }
         s = pt_xcalloc(1, sizeof(*s));
-        s->name = pt_xstrdup(name);
+        s->name = pt_xstrdup(x->series);
         pt_series_init(&s->s, c->now, 1000);
-        pt_map_put(&c->by_name, h, s);
+        pt_map_put_str(&c->by_name, x->series, s);
         c->list = pt_xrealloc(c->list, (c->n + 1) * sizeof(*c->list));
         c->list[c->n++] = s;
     }
-    pt_series_add(&s->s, c->now, v);
+    pt_series_add(&s->s, c->now, x->value);
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -59,46 +61,66 @@ static int by_name(const void *a, const void *b)
 }
 
 /* The text table's first column: as wide as the longest series name, 52 at least. */
-static int name_width(const counters *c)
+static int name_width(const char *const *names, unsigned n)
 {
     size_t w = 52;
-
-    for (unsigned i = 0; i < c->n; i++) {
-        size_t len = strlen(c->list[i]->name);
-
+    for (unsigned i = 0; i < n; i++) {
+        size_t len = strlen(names[i]);
         w = len > w ? len : w;
     }
     return w < 1024 ? (int)w : 1024;
 }
 
-static void print_all(counters *c)
+static void print_row(const counters *c, const char *name, const pt_series *s, int w)
 {
-    int w = name_width(c);
-
-    qsort(c->list, c->n, sizeof(*c->list), by_name);
-    if (c->tsv)
-        puts("series\tsamples\tmin\tmean\tmax\tlast\trate_per_s");
+    double span = (double)(s->last_ts - s->first_ts) / 1e9;
+    double rate = span > 0 ? (s->vlast - s->vfirst) / span : 0;
+    if (c->tsv && s->n)
+        printf("%s\t%llu\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\t%llu\n", name, (unsigned long long)s->n, s->vmin,
+               pt_series_mean(s), s->vmax, s->vlast, rate, (unsigned long long)s->nonfinite);
+    else if (c->tsv)
+        printf("%s\t0\t\t\t\t\t\t%llu\n", name, (unsigned long long)s->nonfinite);
+    else if (s->n)
+        printf("%-*s %8llu %12.6g %12.6g %12.6g %12.6g %12.6g\n", w, name, (unsigned long long)s->n, s->vmin,
+               pt_series_mean(s), s->vmax, s->vlast, rate);
     else
-        printf("%-*s %8s %12s %12s %12s %12s %12s\n", w, "series", "samples", "min", "mean", "max", "last", "change/s");
-    for (unsigned i = 0; i < c->n; i++) {
-        const pt_series *s = &c->list[i]->s;
-        double span = (double)(s->last_ts - s->first_ts) / 1e9;
-        double rate = span > 0 ? (s->vlast - s->vfirst) / span : 0;
-
-        if (c->tsv)
-            printf("%s\t%llu\t%.17g\t%.17g\t%.17g\t%.17g\t%.17g\n", c->list[i]->name,
-                   (unsigned long long)s->n, s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast, rate);
-        else
-            printf("%-*s %8llu %12.6g %12.6g %12.6g %12.6g %12.6g\n", w, c->list[i]->name,
-                   (unsigned long long)s->n, s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast, rate);
-    }
-    if (!c->n && !c->tsv)
-        puts("(no counter: no EventSource payload with numbers, no event whose fields are all numbers)");
-    if (c->dropped)
-        printf("(%llu samples of series beyond the first %d not kept)\n", (unsigned long long)c->dropped, MAX_SERIES);
+        printf("%-*s %8d %12s %12s %12s %12s %12s\n", w, name, 0, "-", "-", "-", "-", "-");
 }
 
-static int run(const pt_opts *o)
+/* Samples that are no number a series can hold: said per series, never dropped silently. */
+static void print_nonfinite(const counters *c, const char *const *names)
+{
+    for (unsigned i = 0; i < c->n && !c->tsv; i++)
+        if (c->list[i]->s.nonfinite)
+            printf("(%s: %llu samples not finite (NaN, infinite, or beyond a double's range) left out of "
+                   "min, mean, max and last)\n", names[i], (unsigned long long)c->list[i]->s.nonfinite);
+}
+
+static void print_all(counters *c)
+{
+    pt_text t = { 0 };
+    const char **names = pt_xcalloc(c->n, sizeof(*names));
+    if (c->n)
+        qsort(c->list, c->n, sizeof(*c->list), by_name);
+    for (unsigned i = 0; i < c->n; i++)
+        names[i] = pt_term(&t, c->list[i]->name);
+    int w = name_width(names, c->n);
+    if (c->tsv)
+        puts("series\tsamples\tmin\tmean\tmax\tlast\trate_per_s\tnonfinite");
+    else
+        printf("%-*s %8s %12s %12s %12s %12s %12s\n", w, "series", "samples", "min", "mean", "max", "last", "change/s");
+    for (unsigned i = 0; i < c->n; i++)
+        print_row(c, names[i], &c->list[i]->s, w);
+    if (!c->n && !c->tsv)
+        puts("(no counter: no EventSource payload with numbers, no event whose fields are all numbers)");
+    print_nonfinite(c, names);
+    if (c->dropped)
+        printf("(%llu samples of series beyond the first %d not kept)\n", (unsigned long long)c->dropped, MAX_SERIES);
+    free(names);
+    pt_text_free(&t);
+}
+
+static int count(const counters_opts *o)
 {
     counters c = { 0 };
     pt_reader *r = NULL;
@@ -109,7 +131,7 @@ static int run(const pt_opts *o)
         return PT_EXIT_USAGE;
     }
     c.tsv = strcmp(format, "tsv") == 0;
-    int rc = pt_read_all(o, &sink, &r);
+    int rc = pt_read_all(&o->in, &sink, &r);
     if (pt_ran(r)) {
         print_all(&c);
         fflush(stdout);
@@ -125,8 +147,22 @@ static int run(const pt_opts *o)
     return rc;
 }
 
+static int run(const pt_command *self, int argc, char **argv)
+{
+    counters_opts o = { 0 };
+    const pt_option options[] = {
+        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: full precision, for scripts", 0 },
+        PT_OPTIONS_END,
+    };
+    int rc = pt_parse_args(self, options, argc, argv, &o.in);
+    if (rc == PT_RUN)
+        rc = count(&o);
+    pt_input_free(&o.in);
+    return rc;
+}
+
 const pt_command pt_cmd_counters = {
-    .name = "counters", .args = "[--format text|tsv] [options] TRACE...",
+    .name = "counters", .synopsis = "[--format text|tsv] [options] TRACE...",
     .help = "counter series: min, mean, max, last, change per second",
-    .options = PT_OPT_FORMAT, .min_inputs = 1, .run = run,
+    .min_inputs = 1, .main = run,
 };

@@ -5,15 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "command.h"
 #include "counters.h"
+#include "stacks.h"
 #include "stats.h"
 #include "summary.h"
-#include "stacks.h"
 #include "svg.h"
 
 #define MAX_SERIES 48   /* counter series drawn; more are counted and said */
 #define SERIES_WIDTH0 1000
+#define TOP_STACKS 5    /* call paths shown per event */
+
+typedef struct report_opts {
+    pt_input in;
+    const char *output;
+    const char *by;
+    unsigned top;
+} report_opts;
 
 typedef struct task_stats {
     pt_hist hist;
@@ -28,9 +36,10 @@ typedef struct counter {
 } counter;
 
 typedef struct report {
-    const pt_opts *o;
+    const report_opts *o;
     pt_reader *r;
     pt_summary sum;
+    pt_stacks *stacks;
     pt_pairer pairer;
     task_stats *tasks;
     unsigned ntasks;
@@ -76,26 +85,23 @@ static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
     pt_top_add(&t->top, &in);
 }
 
-static void counter_value(const char *series, const char *event, const char *field, double v, void *data)
+static void counter_value(const pt_sample *x, void *data)
 {
     report *rp = data;
-    uint64_t h = pt_hash_str(series);
-    counter *c = pt_map_get(&rp->counter_by_name, h);
-    (void)event;
-    (void)field;
+    counter *c = pt_map_get_str(&rp->counter_by_name, x->series);
     if (!c) {
         if (rp->ncounters == MAX_SERIES) {
             rp->counters_dropped++;
             return;
         }
         c = pt_xcalloc(1, sizeof(*c));
-        c->name = pt_xstrdup(series);
+        c->name = pt_xstrdup(x->series);
         pt_series_init(&c->s, rp->t0, SERIES_WIDTH0);
-        pt_map_put(&rp->counter_by_name, h, c);
+        pt_map_put_str(&rp->counter_by_name, x->series, c);
         rp->counters = pt_xrealloc(rp->counters, (rp->ncounters + 1) * sizeof(*rp->counters));
         rp->counters[rp->ncounters++] = c;
     }
-    pt_series_add(&c->s, rp->now, v);
+    pt_series_add(&c->s, rp->now, x->value);
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -111,6 +117,7 @@ static void on_event(const pt_event *ev, void *data)
     pt_summary_event(&rp->sum, ev);
     pt_pairer_event(&rp->pairer, ev);
     pt_counter_values(ev, counter_value, rp);
+    pt_stacks_event(rp->stacks, ev);
 }
 
 /* ---- the page ------------------------------------------------------------------------------- */
@@ -173,7 +180,7 @@ static void summary_cards(report *rp, uint64_t events, uint64_t lost)
     card(rp, buf, "events per second");
     snprintf(buf, sizeof(buf), "%u", pt_trace_count(rp->r));
     card(rp, buf, "traces");
-    snprintf(buf, sizeof(buf), "%u", rp->sum.nprocs);
+    snprintf(buf, sizeof(buf), "%u", rp->sum.procs.n);
     card(rp, buf, "processes");
     snprintf(buf, sizeof(buf), "%u", pt_task_count(rp->r));
     card(rp, buf, "activity tasks");
@@ -191,12 +198,12 @@ static void process_table(report *rp)
     char a[32], b[32];
     fputs("<h3>Processes</h3>\n<table><tr><th>host</th><th>vpid</th><th>process</th><th>events</th>"
           "<th>first</th><th>last</th></tr>\n", rp->out);
-    for (unsigned i = 0; i < rp->sum.nprocs && i < 200; i++) {
-        const pt_proc *p = rp->sum.proc_list[i];
+    for (unsigned i = 0; i < rp->sum.procs.n && i < 200; i++) {
+        const pt_proc *p = rp->sum.procs.list[i];
         fputs("<tr><td>", rp->out);
         h(rp, p->trace->hostname);
         fprintf(rp->out, "</td><td>%lld</td><td>", (long long)p->vpid);
-        h(rp, p->procname[0] ? p->procname : "-");
+        h(rp, pt_proc_name(p));
         fprintf(rp->out, "</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n", (unsigned long long)p->events,
                 pt_fmt_ns((double)(p->first - rp->t0), a, 32), pt_fmt_ns((double)(p->last - rp->t0), b, 32));
     }
@@ -222,10 +229,10 @@ static void stats_row(report *rp, const char *cls, const char *name, const pt_hi
 }
 
 /* Tasks with the most instances first: the collections before the one-off Runtime and Thread. */
-static const report *order_rp;
-static int most_instances(const void *a, const void *b)
+static int most_instances(const void *a, const void *b, void *arg)
 {
-    uint64_t x = order_rp->tasks[*(const unsigned *)a].hist.count, y = order_rp->tasks[*(const unsigned *)b].hist.count;
+    const report *rp = arg;
+    uint64_t x = rp->tasks[*(const unsigned *)a].hist.count, y = rp->tasks[*(const unsigned *)b].hist.count;
     return (x < y) - (x > y);
 }
 
@@ -236,8 +243,7 @@ static unsigned *task_order(report *rp)
         task(rp, t);
         order[t] = t;
     }
-    order_rp = rp;
-    qsort(order, n, sizeof(*order), most_instances);
+    qsort_r(order, n, sizeof(*order), most_instances, rp);
     return order;
 }
 
@@ -360,9 +366,15 @@ static void counter_section(report *rp, int64_t t1)
         const pt_series *s = &rp->counters[i]->s;
         fputs("<div class=\"chart\"><p><b>", rp->out);
         h(rp, rp->counters[i]->name);
-        fprintf(rp->out, "</b> &middot; min %.6g &middot; mean %.6g &middot; max %.6g &middot; last %.6g "
-                "&middot; %llu samples</p>\n", s->vmin, s->vsum / (double)s->n, s->vmax, s->vlast,
-                (unsigned long long)s->n);
+        if (s->n)
+            fprintf(rp->out, "</b> &middot; min %.6g &middot; mean %.6g &middot; max %.6g &middot; last %.6g "
+                    "&middot; %llu samples", s->vmin, pt_series_mean(s), s->vmax, s->vlast, (unsigned long long)s->n);
+        else
+            fputs("</b> &middot; no finite sample", rp->out);
+        if (s->nonfinite)
+            fprintf(rp->out, " &middot; <span class=\"nonfinite\">%llu not finite (NaN, infinite or beyond a "
+                    "double's range): not drawn</span>", (unsigned long long)s->nonfinite);
+        fputs("</p>\n", rp->out);
         pt_svg_line(rp->out, s, rp->t0, t1, 0, "");
         fputs("</div>\n", rp->out);
     }
@@ -370,6 +382,39 @@ static void counter_section(report *rp, int64_t t1)
     if (rp->counters_dropped)
         fprintf(rp->out, "<p>(%llu samples of series beyond the first %d not drawn)</p>\n",
                 (unsigned long long)rp->counters_dropped, MAX_SERIES);
+}
+
+/* "Where they come from": per event recorded with stacks, its most frequent call paths. */
+static void stacks_section(report *rp)
+{
+    const pt_stacks *s = rp->stacks;
+    if (!pt_stacks_count(s))
+        return;
+    fputs("<h2>Where they come from</h2>\n<p>The most frequent call paths of each event recorded "
+          "with its stack (Paleventing:Stack), innermost frame first.</p>\n", rp->out);
+    for (size_t i = 0; i < pt_stacks_count(s);) {
+        size_t n = pt_stacks_run(s, i);
+        uint64_t total = 0;
+        for (size_t j = i; j < i + n; j++)
+            total += pt_stacks_at(s, j)->count;
+        fputs("<h3 class=\"task\">", rp->out);
+        h(rp, pt_stacks_at(s, i)->event);
+        fputs("</h3>\n<table class=\"top\"><tr><th>stacks</th><th style=\"text-align:left\">call path</th></tr>\n",
+              rp->out);
+        for (size_t j = i; j < i + n && j - i < TOP_STACKS; j++) {
+            const pt_stack *st = pt_stacks_at(s, j);
+            fprintf(rp->out, "<tr><td>%llu (%.1f%%)</td><td><ol class=\"stack\">", (unsigned long long)st->count,
+                    100.0 * (double)st->count / (double)total);
+            for (unsigned f = 0; f < st->nframes; f++) {
+                fputs("<li>", rp->out);
+                h(rp, st->frames[f]);
+                fputs("</li>", rp->out);
+            }
+            fputs("</ol></td></tr>\n", rp->out);
+        }
+        fputs("</table>\n", rp->out);
+        i += n;
+    }
 }
 
 static void write_page(report *rp)
@@ -388,7 +433,7 @@ static void write_page(report *rp)
     activity_table(rp, (double)(last - first), order);
     task_sections(rp, last, order);
     free(order);
-    ps_stacks_html(rp->out, rp->o->in.paths[0], 5); /* stacks.c: where they come from */
+    stacks_section(rp);
     event_section(rp, last);
     eventsource_table(rp);
     counter_section(rp, last);
@@ -415,26 +460,27 @@ static void report_free(report *rp)
     pt_map_free(&rp->counter_by_name);
     pt_summary_free(&rp->sum);
     pt_pairer_free(&rp->pairer);
+    pt_stacks_free(rp->stacks);
 }
 
-static int run(const pt_opts *o)
+static int report_to(const report_opts *o)
 {
-    report rp = { .o = o };
+    report rp = { .o = o, .stacks = pt_stacks_new(NULL) };
     pt_pair_ops ops = { .stop = on_stop, .data = &rp };
     pt_sink sink = { .event = on_event, .data = &rp };
+    pt_output out;
     pt_pairer_init(&rp.pairer, o->by, &ops);
-    int rc = pt_read_all(o, &sink, &rp.r);
+    int rc = pt_read_all(&o->in, &sink, &rp.r);
     if (pt_ran(rp.r)) {
         pt_pairer_finish(&rp.pairer);
-        if (!(rp.out = fopen(o->output, "w"))) {
-            perror(o->output);
+        pt_stacks_finish(rp.stacks);
+        if (pt_output_open(&out, o->output)) {
             rc = PT_EXIT_DATA;
         } else {
+            rp.out = out.f;
             write_page(&rp);
-            if (fclose(rp.out) != 0) {
-                perror(o->output);
+            if (pt_output_commit(&out))
                 rc = PT_EXIT_DATA;
-            }
         }
         rc = pt_verdict(rp.r, rc);
     }
@@ -443,8 +489,24 @@ static int run(const pt_opts *o)
     return rc;
 }
 
+static int run(const pt_command *self, int argc, char **argv)
+{
+    report_opts o = { .top = 10 };
+    const pt_option options[] = {
+        { "output", 'o', PT_OPT_STRING, &o.output, NULL, "FILE", "where to write the page", 1 },
+        { "by", 0, PT_OPT_STRING, &o.by, NULL, "FIELD", "split each task by this field of its Start (else Stop) event", 0 },
+        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N longest instances of each task (default 10, 0: none)", 0 },
+        PT_OPTIONS_END,
+    };
+    int rc = pt_parse_args(self, options, argc, argv, &o.in);
+    if (rc == PT_RUN)
+        rc = report_to(&o);
+    pt_input_free(&o.in);
+    return rc;
+}
+
 const pt_command pt_cmd_report = {
-    .name = "report", .args = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
+    .name = "report", .synopsis = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
     .help = "one self-contained HTML page of charts and tables",
-    .options = PT_OPT_OUTPUT | PT_OPT_BY | PT_OPT_TOP, .min_inputs = 1, .run = run,
+    .min_inputs = 1, .main = run,
 };

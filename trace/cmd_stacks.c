@@ -1,37 +1,118 @@
 /* SPDX-License-Identifier: MIT */
-/* palev-trace stacks, and export --format speedscope: the command-table side of stacks.c. */
-#include <stdio.h>
+/* palev-trace stacks: per event, its most frequent call stacks, every frame named, innermost
+ * first; or, --folded, one "event;outermost;...;innermost COUNT" line per distinct stack
+ * (flamegraph.pl, speedscope). */
+#include <stdlib.h>
+#include <string.h>
 
-#include "commands.h"
+#include "command.h"
 #include "stacks.h"
 
-static struct ps_stacks_opts stacks_opts(const pt_opts *o)
+typedef struct stacks_opts {
+    pt_input in;
+    const char *event;
+    int folded;
+    unsigned top;
+} stacks_opts;
+
+static void on_event(const pt_event *ev, void *data)
 {
-    return (struct ps_stacks_opts){ .trace = o->in.paths[0], .event = o->event,
-                                    .folded = o->folded, .top = (long)o->top };
+    pt_stacks_event(data, ev);
 }
 
-static int run(const pt_opts *o)
+static void print_text(const pt_stacks *s, unsigned top)
 {
-    struct ps_stacks_opts so = stacks_opts(o);
-
-    return ps_stacks_print(&so, stdout, stderr) ? PT_EXIT_DATA : PT_EXIT_OK;
-}
-
-int pt_export_speedscope(const pt_opts *o)
-{
-    struct ps_stacks_opts so = stacks_opts(o);
-
-    if (o->in.npaths != 1) {
-        fputs("palev-trace export: --format speedscope reads one TRACE\n", stderr);
-        return PT_EXIT_USAGE;
+    pt_text t = { 0 };
+    for (size_t i = 0; i < pt_stacks_count(s);) {
+        size_t n = pt_stacks_run(s, i);
+        uint64_t total = 0;
+        for (size_t j = i; j < i + n; j++)
+            total += pt_stacks_at(s, j)->count;
+        printf("%s%s: %llu stack%s, %zu distinct\n", i ? "\n" : "", pt_term(&t, pt_stacks_at(s, i)->event),
+               (unsigned long long)total, total == 1 ? "" : "s", n);
+        for (size_t j = i; j < i + n && j - i < top; j++) {
+            const pt_stack *st = pt_stacks_at(s, j);
+            printf("  #%zu  %llu (%.1f%%)\n", j - i + 1, (unsigned long long)st->count,
+                   100.0 * (double)st->count / (double)total);
+            for (unsigned f = 0; f < st->nframes; f++)
+                printf("      %s\n", pt_term(&t, st->frames[f]));
+            if (st->nframes == 0)
+                puts("      (no frame)");
+        }
+        i += n;
+        pt_text_free(&t);
     }
-    return ps_stacks_speedscope(&so, o->output, stderr) ? PT_EXIT_DATA : PT_EXIT_OK;
+}
+
+/* A name in a folded line: ';' separates frames, so a ';' in a name (none in C symbols) becomes
+ * ':'; the count is after the line's last space. */
+static void put_folded(const char *name, pt_text *t)
+{
+    for (const char *c = pt_term(t, name); *c; c++)
+        putchar(*c == ';' ? ':' : *c);
+}
+
+static void print_folded(const pt_stacks *s)
+{
+    pt_text t = { 0 };
+    for (size_t i = 0; i < pt_stacks_count(s); i++) {
+        const pt_stack *st = pt_stacks_at(s, i);
+        put_folded(st->event, &t);
+        for (unsigned f = st->nframes; f > 0; f--) {
+            putchar(';');
+            put_folded(st->frames[f - 1], &t);
+        }
+        printf(" %llu\n", (unsigned long long)st->count);
+        pt_text_free(&t);
+    }
+}
+
+static int stacks(const stacks_opts *o)
+{
+    pt_stacks *s = pt_stacks_new(o->event);
+    pt_reader *r = NULL;
+    pt_sink sink = { .event = on_event, .data = s };
+    int rc = pt_read_all(&o->in, &sink, &r);
+    if (pt_ran(r)) {
+        pt_stacks_finish(s);
+        if (!pt_stacks_total(s)) {
+            pt_text t = { 0 };
+            fprintf(stderr, "palev-trace: %s: no Paleventing:Stack event%s%s (record them with "
+                    "`lttng enable-event -u Paleventing:Stack`)\n", pt_term(&t, o->in.paths[0]),
+                    o->event ? " for " : "", o->event ? pt_term(&t, o->event) : "");
+            pt_text_free(&t);
+            rc = PT_EXIT_DATA;
+        } else if (o->folded) {
+            print_folded(s);
+        } else {
+            print_text(s, o->top);
+        }
+        fflush(stdout);
+        rc = pt_verdict(r, rc);
+    }
+    pt_stacks_free(s);
+    pt_close(r);
+    return rc;
+}
+
+static int run(const pt_command *self, int argc, char **argv)
+{
+    stacks_opts o = { .top = 10 };
+    const pt_option options[] = {
+        { "event", 0, PT_OPT_STRING, &o.event, NULL, "NAME", "only this event's stacks (\"provider:event\" or \"event\")", 0 },
+        { "folded", 0, PT_OPT_FLAG, &o.folded, NULL, NULL, "folded lines (flamegraph.pl, speedscope), every stack", 0 },
+        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N most frequent stacks of each event (default 10)", 0 },
+        PT_OPTIONS_END,
+    };
+    int rc = pt_parse_args(self, options, argc, argv, &o.in);
+    if (rc == PT_RUN)
+        rc = stacks(&o);
+    pt_input_free(&o.in);
+    return rc;
 }
 
 const pt_command pt_cmd_stacks = {
-    .name = "stacks", .args = "[--event NAME] [--folded] [--top N] TRACE",
+    .name = "stacks", .synopsis = "[--event NAME] [--folded] [--top N] [options] TRACE...",
     .help = "the most frequent call stacks of each event, every frame named (Paleventing:Stack)",
-    .options = PT_OPT_EVENT | PT_OPT_FOLDED | PT_OPT_TOP, .min_inputs = 1, .max_inputs = 1,
-    .run = run,
+    .min_inputs = 1, .main = run,
 };

@@ -4,89 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "command.h"
 #include "summary.h"
-
-static void count_process(pt_summary *s, const pt_event *ev)
-{
-    uint64_t key = ((uint64_t)ev->trace->index << 40) ^ (uint64_t)ev->vpid;
-    pt_proc *p = pt_map_get(&s->procs, key);
-    if (!p) {
-        if (s->nprocs == PT_MAX_ROWS) {
-            s->dropped_rows++;
-            return;
-        }
-        p = pt_xcalloc(1, sizeof(*p));
-        p->trace = ev->trace;
-        p->vpid = ev->vpid;
-        p->first = ev->ts;
-        pt_map_put(&s->procs, key, p);
-        s->proc_list = pt_xrealloc(s->proc_list, (s->nprocs + 1) * sizeof(*s->proc_list));
-        s->proc_list[s->nprocs++] = p;
-    }
-    if (!p->procname[0] && ev->procname)
-        snprintf(p->procname, sizeof(p->procname), "%s", ev->procname);
-    p->events++;
-    p->last = ev->ts;
-}
-
-static const char *member_text(const pt_event *ev, const char *name, char *buf, size_t size)
-{
-    pt_value v;
-    return pt_field_value(pt_member(ev, name), &v) == 0 ? pt_value_text(&v, buf, size) : "?";
-}
-
-static void count_eventsource(pt_summary *s, const pt_event *ev)
-{
-    char b1[64], b2[64], key[1024];
-    const char *src = member_text(ev, "EventSourceName", b1, sizeof(b1));
-    const char *name = member_text(ev, "EventName", b2, sizeof(b2));
-    snprintf(key, sizeof(key), "%s\x1f%s", src, name);
-    uint64_t h = pt_hash_str(key);
-    pt_es_name *e = pt_map_get(&s->es, h);
-    if (!e) {
-        if (s->nes == PT_MAX_ROWS) {
-            s->dropped_rows++;
-            return;
-        }
-        e = pt_xcalloc(1, sizeof(*e));
-        e->source = pt_xstrdup(src);
-        e->name = pt_xstrdup(name);
-        pt_map_put(&s->es, h, e);
-        s->es_list = pt_xrealloc(s->es_list, (s->nes + 1) * sizeof(*s->es_list));
-        s->es_list[s->nes++] = e;
-    }
-    e->count++;
-}
-
-/* Paleventing:ProviderStatus { provider, loaded ("true"/"false"), reason }, one per provider. */
-static void provider_status(pt_summary *s, const pt_event *ev)
-{
-    char b[3][64];
-    s->status_events++;
-    const char *loaded = member_text(ev, "loaded", b[0], sizeof(b[0]));
-    if (strcmp(loaded, "false") != 0 && strcmp(loaded, "0") != 0)
-        return;
-    if (s->nnl == PT_MAX_ROWS) {
-        s->dropped_rows++;
-        return;
-    }
-    s->nl = pt_xrealloc(s->nl, (s->nnl + 1) * sizeof(*s->nl));
-    pt_not_loaded *n = &s->nl[s->nnl++];
-    n->trace = ev->trace;
-    n->vpid = ev->vpid;
-    n->provider = pt_xstrdup(member_text(ev, "provider", b[1], sizeof(b[1])));
-    n->reason = pt_xstrdup(member_text(ev, "reason", b[2], sizeof(b[2])));
-}
-
-void pt_summary_event(pt_summary *s, const pt_event *ev)
-{
-    count_process(s, ev);
-    if (ev->cls->is_eventsource)
-        count_eventsource(s, ev);
-    else if (strcmp(ev->cls->name, "Paleventing:ProviderStatus") == 0)
-        provider_status(s, ev);
-}
 
 static void on_event(const pt_event *ev, void *data)
 {
@@ -94,11 +13,6 @@ static void on_event(const pt_event *ev, void *data)
 }
 
 /* ---- printing ------------------------------------------------------------------------------- */
-
-double pt_rate(uint64_t n, int64_t first, int64_t last)
-{
-    return last > first ? (double)n * 1e9 / (double)(last - first) : 0.0;
-}
 
 static void print_span(pt_reader *r)
 {
@@ -136,8 +50,10 @@ static void print_host(pt_reader *r, unsigned first)
         lost += t->discarded_events;
         traces++;
     }
-    printf("  %-20s %6u %10llu %12s %10.0f %10llu\n", host, traces, (unsigned long long)events,
+    pt_text t = { 0 };
+    printf("  %-20s %6u %10llu %12s %10.0f %10llu\n", pt_term(&t, host), traces, (unsigned long long)events,
            pt_fmt_ns((double)(t1 - t0), d, sizeof(d)), pt_rate(events, t0, t1), (unsigned long long)lost);
+    pt_text_free(&t);
 }
 
 static void print_hosts(pt_reader *r)
@@ -153,26 +69,30 @@ static void print_hosts(pt_reader *r)
     printf("\ntraces\n  %-20s %10s  %s\n", "host", "events", "directory");
     for (unsigned i = 0; i < pt_trace_count(r); i++) {
         const pt_trace *t = pt_trace_at(r, i);
-        printf("  %-20s %10llu  %s\n", t->hostname, (unsigned long long)t->events, t->path);
+        pt_text x = { 0 };
+        printf("  %-20s %10llu  %s\n", pt_term(&x, t->hostname), (unsigned long long)t->events, pt_term(&x, t->path));
+        pt_text_free(&x);
     }
 }
 
 static void print_processes(const pt_summary *s, pt_reader *r)
 {
     int64_t t0 = 0, t1 = 0;
+    pt_text t = { 0 };
     pt_span(r, &t0, &t1);
     printf("\nprocesses\n  %-16s %8s %-16s %10s %12s %12s\n", "host", "vpid", "procname", "events",
            "first", "last");
-    for (unsigned i = 0; i < s->nprocs; i++) {
-        const pt_proc *p = s->proc_list[i];
+    for (unsigned i = 0; i < s->procs.n; i++) {
+        const pt_proc *p = s->procs.list[i];
         char vpid[24], a[32], b[32];
         snprintf(vpid, sizeof(vpid), p->vpid < 0 ? "-" : "%lld", (long long)p->vpid);
-        printf("  %-16s %8s %-16s %10llu %12s %12s\n", p->trace->hostname, vpid,
-               p->procname[0] ? p->procname : "-", (unsigned long long)p->events,
+        printf("  %-16s %8s %-16s %10llu %12s %12s\n", pt_term(&t, p->trace->hostname), vpid,
+               pt_term(&t, pt_proc_name(p)), (unsigned long long)p->events,
                pt_fmt_ns((double)(p->first - t0), a, sizeof(a)), pt_fmt_ns((double)(p->last - t0), b, sizeof(b)));
     }
-    if (s->nprocs == 1 && s->proc_list[0]->vpid < 0)
+    if (s->procs.n == 1 && s->procs.list[0]->vpid < 0)
         puts("  (no vpid context: lttng add-context -u -t vpid -t vtid -t procname tells processes apart)");
+    pt_text_free(&t);
 }
 
 static int by_name(const void *a, const void *b)
@@ -191,97 +111,86 @@ static void print_events(pt_reader *r)
     qsort(sorted, n, sizeof(*sorted), by_name);
     printf("\nevents per provider and event\n  %-48s %10s %12s\n", "event", "count", "per second");
     for (unsigned i = 0; i < n; i++) {
+        pt_text t = { 0 };
         if (i == 0 || strcmp(sorted[i]->provider, sorted[i - 1]->provider) != 0) {
             uint64_t total = 0;
             for (unsigned k = i; k < n && strcmp(sorted[k]->provider, sorted[i]->provider) == 0; k++)
                 total += sorted[k]->count;
-            printf("  %-48s %10llu %12.1f\n", sorted[i]->provider, (unsigned long long)total, pt_rate(total, t0, t1));
+            printf("  %-48s %10llu %12.1f\n", pt_term(&t, sorted[i]->provider), (unsigned long long)total,
+                   pt_rate(total, t0, t1));
         }
-        printf("    %-46s %10llu %12.1f\n", sorted[i]->event, (unsigned long long)sorted[i]->count,
+        printf("    %-46s %10llu %12.1f\n", pt_term(&t, sorted[i]->event), (unsigned long long)sorted[i]->count,
                pt_rate(sorted[i]->count, t0, t1));
+        pt_text_free(&t);
     }
     free(sorted);
 }
 
-static int es_order(const void *a, const void *b)
-{
-    const pt_es_name *x = *(pt_es_name *const *)a, *y = *(pt_es_name *const *)b;
-    int c = strcmp(x->source, y->source);
-    return c ? c : strcmp(x->name, y->name);
-}
-
 static void print_eventsource(pt_summary *s)
 {
+    pt_text t = { 0 };
     if (!s->nes)
         return;
-    qsort(s->es_list, s->nes, sizeof(*s->es_list), es_order);
+    pt_summary_sort(s);
     printf("\nEventSource events (Paleventing:EventSource)\n  %-32s %-32s %10s\n", "source", "name", "count");
     for (unsigned i = 0; i < s->nes; i++)
-        printf("  %-32s %-32s %10llu\n", s->es_list[i]->source, s->es_list[i]->name,
+        printf("  %-32s %-32s %10llu\n", pt_term(&t, s->es_list[i]->source), pt_term(&t, s->es_list[i]->name),
                (unsigned long long)s->es_list[i]->count);
+    pt_text_free(&t);
 }
 
 static void print_lost(pt_reader *r)
 {
     int any = 0;
+    pt_text x = { 0 };
     puts("\nlost events");
+    for (unsigned i = 0; i < pt_missing_count(r); i++) {
+        const pt_missing *m = pt_missing_at(r, i);
+        printf("  %s: %llu packets (%llu bytes) MISSING: the trace's index lists them but the stream "
+               "file does not hold them (emptied, cut short or deleted after recording).\n",
+               pt_term(&x, m->stream), (unsigned long long)m->packets, (unsigned long long)m->bytes);
+        any = 1;
+    }
     for (unsigned i = 0; i < pt_trace_count(r); i++) {
         const pt_trace *t = pt_trace_at(r, i);
         if (t->discarded_events)
             printf("  %s (%s): %llu events DISCARDED: the tracer's ring buffer was full. Record again "
                    "with bigger sub-buffers (lttng enable-channel -u --subbuf-size=8M --num-subbuf=8) or "
-                   "fewer events (enable fewer events, or a --loglevel).\n", t->hostname, t->path,
-                   (unsigned long long)t->discarded_events);
+                   "fewer events (enable fewer events, or a --loglevel).\n", pt_term(&x, t->hostname),
+                   pt_term(&x, t->path), (unsigned long long)t->discarded_events);
         if (t->discarded_packets)
             printf("  %s (%s): %llu packets LOST: the consumer could not write them (slow disk or "
                    "network, or tracefile rotation overwrote them). Record to a faster disk, with "
-                   "more sub-buffers, or without --tracefile-count.\n", t->hostname, t->path,
-                   (unsigned long long)t->discarded_packets);
+                   "more sub-buffers, or without --tracefile-count.\n", pt_term(&x, t->hostname),
+                   pt_term(&x, t->path), (unsigned long long)t->discarded_packets);
         any |= t->discarded_events || t->discarded_packets;
     }
     if (!any)
         puts("  none: the trace holds every event the tracer recorded");
+    pt_text_free(&x);
 }
 
 static void print_not_loaded(const pt_summary *s)
 {
+    pt_text t = { 0 };
     if (!s->status_events)
         return;
     puts("\nproviders not loaded (Paleventing:ProviderStatus)");
     for (unsigned i = 0; i < s->nnl; i++)
-        printf("  %s vpid %lld: %s not loaded: %s\n", s->nl[i].trace->hostname,
-               (long long)s->nl[i].vpid, s->nl[i].provider, s->nl[i].reason);
+        printf("  %s vpid %lld: %s not loaded: %s\n", pt_term(&t, s->nl[i].trace->hostname),
+               (long long)s->nl[i].vpid, pt_term(&t, s->nl[i].provider), pt_term(&t, s->nl[i].reason));
     if (!s->nnl)
         printf("  none: every provider of the %llu ProviderStatus events loaded\n",
                (unsigned long long)s->status_events);
+    pt_text_free(&t);
 }
 
-void pt_summary_free(pt_summary *s)
-{
-    for (unsigned i = 0; i < s->nprocs; i++)
-        free(s->proc_list[i]);
-    for (unsigned i = 0; i < s->nes; i++) {
-        free(s->es_list[i]->source);
-        free(s->es_list[i]->name);
-        free(s->es_list[i]);
-    }
-    for (unsigned i = 0; i < s->nnl; i++) {
-        free(s->nl[i].provider);
-        free(s->nl[i].reason);
-    }
-    free(s->proc_list);
-    free(s->es_list);
-    free(s->nl);
-    pt_map_free(&s->procs);
-    pt_map_free(&s->es);
-}
-
-static int run(const pt_opts *o)
+static int summarize(const pt_input *in)
 {
     pt_summary s = { 0 };
     pt_reader *r = NULL;
     pt_sink sink = { .event = on_event, .data = &s };
-    int rc = pt_read_all(o, &sink, &r);
+    int rc = pt_read_all(in, &sink, &r);
     if (pt_ran(r)) {
         print_span(r);
         print_hosts(r);
@@ -290,8 +199,9 @@ static int run(const pt_opts *o)
         print_eventsource(&s);
         print_not_loaded(&s);
         print_lost(r);
-        if (s.dropped_rows)
-            printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)s.dropped_rows, PT_MAX_ROWS);
+        uint64_t dropped = s.dropped_rows + s.procs.dropped;
+        if (dropped)
+            printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)dropped, PT_MAX_ROWS);
         fflush(stdout);
         rc = pt_verdict(r, rc);
     }
@@ -300,8 +210,18 @@ static int run(const pt_opts *o)
     return rc;
 }
 
+static int run(const pt_command *self, int argc, char **argv)
+{
+    pt_input in = { 0 };
+    int rc = pt_parse_args(self, NULL, argc, argv, &in);
+    if (rc == PT_RUN)
+        rc = summarize(&in);
+    pt_input_free(&in);
+    return rc;
+}
+
 const pt_command pt_cmd_summary = {
-    .name = "summary", .args = "[options] TRACE...",
+    .name = "summary", .synopsis = "[options] TRACE...",
     .help = "span, hosts, processes, events and rates, EventSource names, losses",
-    .min_inputs = 1, .run = run,
+    .min_inputs = 1, .main = run,
 };

@@ -6,11 +6,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "command.h"
 #include "counters.h"
 #include "stats.h"
 
 #define ROWS 20
+
+typedef struct top_opts {
+    pt_input in;
+    unsigned seconds;           /* stop after this many seconds (0: when the session ends) */
+} top_opts;
 
 typedef struct last_value {
     char *name;
@@ -43,23 +48,22 @@ static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
     pt_hist_add(&t->acts[task], (uint64_t)(ev->ts - th->stack[pos].start));
 }
 
-static void on_value(const char *series, const char *event, const char *field, double v, void *data)
+static void on_value(const pt_sample *x, void *data)
 {
     top *t = data;
-    uint64_t h = pt_hash_str(series);
-    last_value *c = pt_map_get(&t->counter_by_name, h);
-    (void)event;
-    (void)field;
+    last_value *c = pt_map_get_str(&t->counter_by_name, x->series);
+    if (!x->finite)
+        return;
     if (!c) {
         if (t->ncounters == 1000)
             return;
         c = pt_xcalloc(1, sizeof(*c));
-        c->name = pt_xstrdup(series);
-        pt_map_put(&t->counter_by_name, h, c);
+        c->name = pt_xstrdup(x->series);
+        pt_map_put_str(&t->counter_by_name, x->series, c);
         t->counters = pt_xrealloc(t->counters, (t->ncounters + 1) * sizeof(*t->counters));
         t->counters[t->ncounters++] = c;
     }
-    c->value = v;
+    c->value = x->value;
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -96,7 +100,9 @@ static void print_events(top *t)
         uint64_t k = c[i]->index < t->nclass ? t->per_class[c[i]->index] : 0;
         if (!k)
             continue;
-        printf("%-48s %10llu %12llu\n", c[i]->name, (unsigned long long)k, (unsigned long long)c[i]->count);
+        pt_text x = { 0 };
+        printf("%-48s %10llu %12llu\n", pt_term(&x, c[i]->name), (unsigned long long)k, (unsigned long long)c[i]->count);
+        pt_text_free(&x);
         shown++;
     }
     if (!shown)
@@ -114,8 +120,10 @@ static void print_activities(top *t)
             continue;
         if (!any++)
             printf("\n%-48s %10s %12s %12s\n", "activities ended in the last second", "count", "mean", "max");
-        printf("%-48s %10llu %12s %12s\n", pt_task_name(t->r, i), (unsigned long long)h->count,
+        pt_text x = { 0 };
+        printf("%-48s %10llu %12s %12s\n", pt_term(&x, pt_task_name(t->r, i)), (unsigned long long)h->count,
                pt_fmt_ns(h->sum / (double)h->count, mean, sizeof(mean)), pt_fmt_ns((double)h->max, max, sizeof(max)));
+        pt_text_free(&x);
     }
 }
 
@@ -124,7 +132,9 @@ static void print_counters(top *t)
     for (unsigned i = 0; i < t->ncounters && i < ROWS; i++) {
         if (i == 0)
             printf("\n%-61s %12s\n", "counters", "latest");
-        printf("%-61s %12.6g\n", t->counters[i]->name, t->counters[i]->value);
+        pt_text x = { 0 };
+        printf("%-61s %12.6g\n", pt_term(&x, t->counters[i]->name), t->counters[i]->value);
+        pt_text_free(&x);
     }
 }
 
@@ -144,7 +154,8 @@ static void on_tick(void *data)
     print_activities(t);
     print_counters(t);
     fflush(stdout);
-    memset(t->per_class, 0, t->nclass * sizeof(*t->per_class));
+    if (t->nclass)
+        memset(t->per_class, 0, t->nclass * sizeof(*t->per_class));
     for (unsigned i = 0; i < t->ntasks; i++)
         pt_hist_free(&t->acts[i]);
 }
@@ -164,7 +175,7 @@ static void top_free(top *t)
     pt_pairer_free(&t->pairer);
 }
 
-static int run(const pt_opts *o)
+static int watch(const top_opts *o)
 {
     top t = { .tty = isatty(STDOUT_FILENO) };
     pt_pair_ops ops = { .stop = on_stop, .data = &t };
@@ -172,9 +183,7 @@ static int run(const pt_opts *o)
     pt_input in = o->in;
     in.live_seconds = o->seconds;
     pt_pairer_init(&t.pairer, NULL, &ops);
-    int rc = pt_open(&in, &t.r);
-    if (!rc)
-        rc = pt_run(t.r, &sink);
+    int rc = pt_read_all(&in, &sink, &t.r);
     if (pt_ran(t.r))
         on_tick(&t);    /* what the last second brought */
     top_free(&t);
@@ -182,8 +191,22 @@ static int run(const pt_opts *o)
     return rc;
 }
 
+static int run(const pt_command *self, int argc, char **argv)
+{
+    top_opts o = { 0 };
+    const pt_option options[] = {
+        { "seconds", 0, PT_OPT_COUNT, &o.seconds, NULL, "N", "stop after N seconds (default: when the session ends)", 0 },
+        PT_OPTIONS_END,
+    };
+    int rc = pt_parse_args(self, options, argc, argv, &o.in);
+    if (rc == PT_RUN)
+        rc = watch(&o);
+    pt_input_free(&o.in);
+    return rc;
+}
+
 const pt_command pt_cmd_top = {
-    .name = "top", .args = "[--seconds N] [options] net://RELAYD[:PORT]/host/HOSTNAME/SESSION",
+    .name = "top", .synopsis = "[--seconds N] [options] net://RELAYD[:PORT]/host/HOSTNAME/SESSION",
     .help = "a live view through lttng-relayd, refreshed every second",
-    .options = PT_OPT_LIVE, .min_inputs = 1, .max_inputs = 1, .run = run,
+    .min_inputs = 1, .max_inputs = 1, .main = run,
 };

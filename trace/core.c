@@ -3,16 +3,20 @@
  * flt.utils.muxer -> our sink) and hands every event, decoded, to a command's sink. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "index.h"
 #include "internal.h"
 
 /* Per babeltrace2 event class: where its name's data and its trace's context fields are. */
 typedef struct bt_entry {
-    pt_class *cls;
+    pt_class *cls;              /* NULL until an event of it passes --pid */
     pt_trace *trace;
     int64_t ctx_vpid, ctx_vtid, ctx_procname;   /* common context member index, or -1 */
     int has_clock;
@@ -21,18 +25,25 @@ typedef struct bt_entry {
 struct pt_reader {
     char **dirs;                /* CTF trace directories found under the inputs, or live URLs */
     unsigned ndirs;
+    unsigned found;             /* trace directories found, the same one twice included */
+    pt_map dir_seen;            /* real path -> the dir as first found: each trace read once */
+    pt_map manifest_dirs;       /* real paths of the palev-manifests/ directories loaded */
+    pt_missing *missing;        /* packets the index lists that the stream files lack */
+    unsigned nmissing;
+    const bt_plugin *ctf, *utils;
     int live;                   /* the inputs are lttng-live URLs */
     unsigned live_seconds;
+    unsigned pid;               /* --pid, or 0 */
     pt_class **classes;
     unsigned nclasses;
-    pt_map class_by_name;       /* name hash -> pt_class */
+    pt_map class_by_name;       /* "Provider:Event" -> pt_class */
     pt_map entry_by_ec;         /* bt_event_class * -> bt_entry */
     pt_map trace_by_bt;         /* bt_trace * -> pt_trace */
     pt_trace **traces;
     unsigned ntraces;
     char **tasks;
     unsigned ntasks;
-    pt_map task_by_name;
+    pt_map task_by_name;        /* task name -> its index + 1 */
     pt_manifests *manifests;    /* -m and TRACE/palev-manifests/, this reader's own */
     unsigned manifest_errors;
     const bt_event_class *last_ec;
@@ -44,18 +55,40 @@ struct pt_reader {
 
 /* ---- finding traces ----------------------------------------------------------------------- */
 
+/* A trace directory found once more (the same input twice, or a directory and one inside it) is
+ * read once, and said. */
 static void add_dir(pt_reader *r, const char *dir)
 {
+    char *real = realpath(dir, NULL);
+    const char *first = real ? pt_map_get_str(&r->dir_seen, real) : NULL;
+    r->found++;
+    if (first) {
+        pt_text t = { 0 };
+        if (strcmp(dir, first) == 0)
+            fprintf(stderr, "palev-trace: warning: %s: this trace was found twice (an input given twice, "
+                    "or inside another one): read once\n", pt_term(&t, dir));
+        else
+            fprintf(stderr, "palev-trace: warning: %s: this trace is %s, found already (an input given "
+                    "twice, or inside another one): read once\n", pt_term(&t, dir), pt_term(&t, first));
+        pt_text_free(&t);
+        free(real);
+        return;
+    }
     r->dirs = pt_xrealloc(r->dirs, (r->ndirs + 1) * sizeof(*r->dirs));
-    r->dirs[r->ndirs++] = pt_xstrdup(dir);
+    r->dirs[r->ndirs] = pt_xstrdup(dir);
+    if (real)
+        pt_map_put_str(&r->dir_seen, real, r->dirs[r->ndirs]);
+    r->ndirs++;
+    free(real);
 }
 
 static int is_file(const char *dir, const char *name)
 {
-    char path[4096];
+    char *path = pt_xasprintf("%s/%s", dir, name);
     struct stat st;
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    int yes = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    free(path);
+    return yes;
 }
 
 static int by_name(const void *a, const void *b)
@@ -63,23 +96,26 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The subdirectories of dir, sorted (traces are then always read in the same order). */
+/* The subdirectories of dir, sorted (traces are then always read in the same order). Symbolic
+ * links are not followed: the walk cannot loop. */
 static char **subdirs(const char *dir, size_t *n)
 {
     DIR *d = opendir(dir);
     char **names = NULL;
+    size_t cap = 0;
     *n = 0;
     if (!d)
         return NULL;
     for (struct dirent *de; (de = readdir(d));) {
-        char path[4096];
         struct stat st;
         if (de->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        char *path = pt_xasprintf("%s/%s", dir, de->d_name);
         if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-            names = pt_xrealloc(names, (*n + 1) * sizeof(*names));
-            names[(*n)++] = pt_xstrdup(path);
+            names = pt_xgrow(names, &cap, *n + 1, sizeof(*names));
+            names[(*n)++] = path;
+        } else {
+            free(path);
         }
     }
     closedir(d);
@@ -88,20 +124,35 @@ static char **subdirs(const char *dir, size_t *n)
     return names;
 }
 
-/* Every directory holding a CTF "metadata" file under dir; palev-manifests/ loads manifests. */
-static int walk(pt_reader *r, const char *dir, int depth, int load_manifests)
+/* A palev-manifests/ directory reached twice (an input inside another) is loaded once. */
+static int load_manifest_dir(pt_reader *r, const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    int rc = 0;
+    if (!real || !pt_map_get_str(&r->manifest_dirs, real)) {
+        if (real)
+            pt_map_put_str(&r->manifest_dirs, real, r);
+        rc = pt__manifest_add_dir(r->manifests, dir);
+    }
+    free(real);
+    return rc;
+}
+
+/* Every directory holding a CTF "metadata" file under dir, at any depth (as babeltrace2 finds
+ * them); palev-manifests/ loads manifests. */
+static int walk(pt_reader *r, const char *dir, int load_manifests)
 {
     size_t n;
     int rc = 0;
     const char *base = strrchr(dir, '/');
     base = base ? base + 1 : dir;
     if (strcmp(base, "palev-manifests") == 0)
-        return load_manifests ? pt__manifest_add_dir(r->manifests, dir) : 0;
+        return load_manifests ? load_manifest_dir(r, dir) : 0;
     if (is_file(dir, "metadata"))
         add_dir(r, dir);
-    char **subs = depth < 12 ? subdirs(dir, &n) : NULL;
+    char **subs = subdirs(dir, &n);
     for (size_t i = 0; subs && i < n; i++) {
-        if (walk(r, subs[i], depth + 1, load_manifests))
+        if (walk(r, subs[i], load_manifests))
             rc = -1;
         free(subs[i]);
     }
@@ -118,7 +169,7 @@ static int find_traces(pt_reader *r, const pt_input *in)
 {
     for (unsigned i = 0; i < in->npaths; i++) {
         struct stat st;
-        unsigned before = r->ndirs;
+        unsigned before = r->found;
         if (is_live(in->paths[i]) != is_live(in->paths[0])) {
             fprintf(stderr, "palev-trace: error: %s: live sessions and trace directories cannot be "
                     "read together\n", in->paths[i]);
@@ -139,15 +190,29 @@ static int find_traces(pt_reader *r, const pt_input *in)
                     in->paths[i]);
             return PT_EXIT_DATA;
         }
-        if (walk(r, in->paths[i], 0, !in->no_auto_manifests))
+        if (walk(r, in->paths[i], !in->no_auto_manifests))
             return PT_EXIT_DATA;
-        if (r->ndirs == before) {
+        if (r->found == before) {
             fprintf(stderr, "palev-trace: error: %s: no CTF trace in this directory (no "
                     "\"metadata\" file below it)\n", in->paths[i]);
             return PT_EXIT_DATA;
         }
     }
     return 0;
+}
+
+static int by_stream(const void *a, const void *b)
+{
+    return strcmp(((const pt_missing *)a)->stream, ((const pt_missing *)b)->stream);
+}
+
+/* The packets each trace's index lists and its stream files lack. */
+static void check_indexes(pt_reader *r)
+{
+    for (unsigned i = 0; i < r->ndirs && !r->live; i++)
+        pt__index_check(r->dirs[i], &r->missing, &r->nmissing);
+    if (r->nmissing)
+        qsort(r->missing, r->nmissing, sizeof(*r->missing), by_stream);
 }
 
 int pt_open(const pt_input *in, pt_reader **out)
@@ -160,10 +225,13 @@ int pt_open(const pt_input *in, pt_reader **out)
     for (unsigned i = 0; i < in->nmanifests; i++)
         pt__manifest_add(r->manifests, in->manifests[i]);
     r->live_seconds = in->live_seconds;
+    r->pid = in->pid;
     if (!rc)
         rc = find_traces(r, in);
     if (!rc && pt__manifest_load_all(r->manifests))
         rc = PT_EXIT_DATA;
+    if (!rc)
+        check_indexes(r);
     if (rc) {
         pt_close(r);
         return rc;
@@ -178,6 +246,8 @@ void pt_close(pt_reader *r)
         return;
     for (unsigned i = 0; i < r->ndirs; i++)
         free(r->dirs[i]);
+    for (unsigned i = 0; i < r->nmissing; i++)
+        free(r->missing[i].stream);
     for (unsigned i = 0; i < r->nclasses; i++) {
         free(r->classes[i]->name);
         free(r->classes[i]->provider);
@@ -192,12 +262,17 @@ void pt_close(pt_reader *r)
     for (unsigned i = 0; i < r->ntasks; i++)
         free(r->tasks[i]);
     for (size_t i = 0; i < r->entry_by_ec.cap; i++)
-        free(r->entry_by_ec.values[i]);
+        free(r->entry_by_ec.slots[i].value);
     pt_map_free(&r->entry_by_ec);
+    pt_map_free(&r->dir_seen);
+    pt_map_free(&r->manifest_dirs);
+    bt_plugin_put_ref(r->ctf);
+    bt_plugin_put_ref(r->utils);
     pt_map_free(&r->class_by_name);
     pt_map_free(&r->trace_by_bt);
     pt_map_free(&r->task_by_name);
     free(r->dirs);
+    free(r->missing);
     free(r->classes);
     free(r->traces);
     free(r->tasks);
@@ -216,6 +291,8 @@ const char *pt_task_name(const pt_reader *r, unsigned i) { return r->tasks[i]; }
 unsigned pt_manifest_count(const pt_reader *r) { return pt__manifest_count(r->manifests); }
 unsigned pt_manifest_errors(const pt_reader *r) { return r->manifest_errors; }
 int pt_ran(const pt_reader *r) { return r && r->ran; }
+unsigned pt_missing_count(const pt_reader *r) { return r->nmissing; }
+const pt_missing *pt_missing_at(const pt_reader *r, unsigned i) { return &r->missing[i]; }
 
 int pt_span(const pt_reader *r, int64_t *first, int64_t *last)
 {
@@ -237,13 +314,12 @@ int pt_span(const pt_reader *r, int64_t *first, int64_t *last)
 
 static unsigned task_index(pt_reader *r, const char *name)
 {
-    uint64_t h = pt_hash_str(name);
-    void *v = pt_map_get(&r->task_by_name, h);
+    void *v = pt_map_get_str(&r->task_by_name, name);
     if (v)
         return (unsigned)(uintptr_t)v - 1;
     r->tasks = pt_xrealloc(r->tasks, (r->ntasks + 1) * sizeof(*r->tasks));
     r->tasks[r->ntasks] = pt_xstrdup(name);
-    pt_map_put(&r->task_by_name, h, (void *)(uintptr_t)(r->ntasks + 1));
+    pt_map_put_str(&r->task_by_name, name, (void *)(uintptr_t)(r->ntasks + 1));
     return r->ntasks++;
 }
 
@@ -266,7 +342,7 @@ static enum pt_role name_role(const char *event, size_t *stem)
 
 static void set_role(pt_reader *r, pt_class *c)
 {
-    char task[600];
+    char *task;
     size_t stem = 0;
     const pg_event *e = c->man;
     if (pt__manifest_provider(r->manifests, c->provider)) {
@@ -274,26 +350,25 @@ static void set_role(pt_reader *r, pt_class *c)
         if (!e || !e->task || (op != PT_OPCODE_START && op != PT_OPCODE_STOP))
             return;
         c->role = op == PT_OPCODE_START ? PT_ROLE_START : PT_ROLE_STOP;
-        snprintf(task, sizeof(task), "%s:%s", c->provider, e->task->name);
+        task = pt_xasprintf("%s:%s", c->provider, e->task->name);
     } else {
         if ((c->role = name_role(c->event, &stem)) == PT_ROLE_NONE)
             return;
-        snprintf(task, sizeof(task), "%s:%.*s", c->provider, (int)stem, c->event);
+        task = pt_xasprintf("%s:%.*s", c->provider, (int)stem, c->event);
     }
-    c->task = pt_xstrdup(task);
+    c->task = task;
     c->task_index = task_index(r, task);
 }
 
 static pt_class *class_named(pt_reader *r, const char *name)
 {
-    uint64_t h = pt_hash_str(name);
-    pt_class *c = pt_map_get(&r->class_by_name, h);
+    pt_class *c = pt_map_get_str(&r->class_by_name, name);
     if (c)
         return c;
     c = pt_xcalloc(1, sizeof(*c));
     c->name = pt_xstrdup(name);
     const char *colon = strchr(c->name, ':');
-    c->provider = colon ? strndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
+    c->provider = colon ? pt_xstrndup(c->name, (size_t)(colon - c->name)) : pt_xstrdup("");
     c->event = colon ? colon + 1 : c->name;
     c->index = r->nclasses;
     c->man = pt__manifest_event(r->manifests, c->name);
@@ -301,7 +376,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     set_role(r, c);
     r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
     r->classes[r->nclasses++] = c;
-    pt_map_put(&r->class_by_name, h, c);
+    pt_map_put_str(&r->class_by_name, name, c);
     return c;
 }
 
@@ -309,7 +384,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
 static char *trace_path(const bt_stream *s, const char *fallback)
 {
     const char *name = bt_stream_get_name(s), *slash = name ? strrchr(name, '/') : NULL;
-    return name && name[0] == '/' && slash ? strndup(name, (size_t)(slash - name)) : pt_xstrdup(fallback);
+    return name && name[0] == '/' && slash ? pt_xstrndup(name, (size_t)(slash - name)) : pt_xstrdup(fallback);
 }
 
 static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
@@ -346,19 +421,22 @@ static int64_t member_index(const bt_field_class *st, const char *name)
 static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 {
     const char *why;
+    pt_text t = { 0 };
     if (c->count || !pt__manifest_provider(r->manifests, c->provider))
         return;
     if (!c->man) {
         fprintf(stderr, "palev-trace: error: the manifest of provider %s has no event %s, which "
                 "the trace holds: is it the manifest this trace was recorded with?\n",
-                c->provider, c->event);
+                pt_term(&t, c->provider), pt_term(&t, c->event));
         r->manifest_errors++;
     } else if ((why = pt__manifest_mismatch(r->manifests, c->man,
                                             bt_event_class_borrow_payload_field_class_const(ec)))) {
-        fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n", c->name, why);
+        fprintf(stderr, "palev-trace: error: event %s does not match its manifest: %s\n",
+                pt_term(&t, c->name), pt_term(&t, why));
         r->manifest_errors++;
         c->man = NULL;
     }
+    pt_text_free(&t);
 }
 
 static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *ev)
@@ -370,15 +448,12 @@ static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *e
     if (!e) {
         const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
         const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-        const char *name = bt_event_class_get_name(ec);
         e = pt_xcalloc(1, sizeof(*e));
-        e->cls = class_named(r, name ? name : "?");
         e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
         e->ctx_vpid = member_index(ctx, "vpid");
         e->ctx_vtid = member_index(ctx, "vtid");
         e->ctx_procname = member_index(ctx, "procname");
         e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
-        check_manifest(r, e->cls, ec);
         pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
     }
     r->last_ec = ec;
@@ -405,11 +480,20 @@ static void on_event(pt_reader *r, const bt_message *msg)
 {
     const bt_event *bev = bt_message_event_borrow_event_const(msg);
     bt_entry *e = entry_of(r, msg, bev);
-    pt_event ev = { .bt = bev, .cls = e->cls, .trace = e->trace, .vpid = -1, .vtid = -1 };
-    if (e->has_clock)
-        bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts);
+    pt_event ev = { .bt = bev, .trace = e->trace, .vpid = -1, .vtid = -1 };
     const bt_field *ctx = bt_event_borrow_common_context_field_const(bev);
     ev.vpid = ctx_int(ctx, e->ctx_vpid);
+    if (r->pid && ev.vpid != (int64_t)r->pid)
+        return;     /* --pid: another process (or none known) */
+    if (!e->cls) {  /* the class is known from its first event that is read */
+        const bt_event_class *ec = bt_event_borrow_class_const(bev);
+        const char *name = bt_event_class_get_name(ec);
+        e->cls = class_named(r, name ? name : "?");
+        check_manifest(r, e->cls, ec);
+    }
+    ev.cls = e->cls;
+    if (e->has_clock)
+        bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(msg), &ev.ts);
     ev.vtid = ctx_int(ctx, e->ctx_vtid);
     if (ctx && e->ctx_procname >= 0)
         ev.procname = bt_field_string_get_value(
@@ -442,22 +526,43 @@ static void on_discarded(pt_reader *r, const bt_message *msg, int packets)
         r->sink->discarded(t, packets, count, r->sink->data);
 }
 
+/* ---- babeltrace2's aborts ------------------------------------------------------------------------
+ * babeltrace2 2.0.4's CTF decoder asserts (abort()) on some damaged packets: the babeltrace2
+ * command dies the same way. While babeltrace2 decodes (in_decoder), an abort is said to be the
+ * trace's and exits as for any bad trace; anywhere else (our code, a sink callback, heap
+ * corruption) the handler returns and abort() goes on: a crash stays a crash, never blamed on the
+ * trace. A signal handler can only see file-scope state: this flag is the reader's one global. */
+static volatile sig_atomic_t in_decoder;
+
+static void on_abort(int sig)
+{
+    static const char msg[] = "palev-trace: error: the trace is damaged: babeltrace2's CTF decoder "
+                              "stopped on an internal assertion (babeltrace2 itself aborts on this "
+                              "trace too)\n";
+    (void)sig;
+    if (!in_decoder)
+        return;     /* abort() restores the default action and raises again: a real crash */
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+        _exit(PT_EXIT_DATA);
+    _exit(PT_EXIT_DATA);
+}
+
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *data)
 {
     pt_reader *r = data;
     bt_message_array_const msgs;
     uint64_t n = 0;
-    switch (bt_message_iterator_next(it, &msgs, &n)) {
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-        break;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-    case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-    default:
-        return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+    bt_message_iterator_next_status st = bt_message_iterator_next(it, &msgs, &n);
+    in_decoder = 0;     /* the messages are ours to handle now */
+    if (st != BT_MESSAGE_ITERATOR_NEXT_STATUS_OK) {
+        in_decoder = 1;
+        switch (st) {
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_END: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+        case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+            return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+        default: return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+        }
     }
     for (uint64_t i = 0; i < n; i++) {
         switch (bt_message_get_type(msgs[i])) {
@@ -469,6 +574,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
         bt_message_put_ref(msgs[i]);
     }
     r->messages += n;
+    in_decoder = 1;
     return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
@@ -477,52 +583,49 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 static void print_bt_error(const char *what)
 {
     const bt_error *err = bt_current_thread_take_error();
-    fprintf(stderr, "palev-trace: error: %s\n", what);
-    if (!err)
-        return;
-    uint64_t n = bt_error_get_cause_count(err);
-    for (uint64_t i = n; i-- > 0;) {
+    pt_text t = { 0 };
+    fprintf(stderr, "palev-trace: error: %s\n", pt_term(&t, what));
+    uint64_t n = err ? bt_error_get_cause_count(err) : 0;
+    for (uint64_t i = n; i-- > 0;) {   /* they quote the trace (paths, metadata): escaped */
         const char *msg = bt_error_cause_get_message(bt_error_borrow_cause_by_index(err, i));
         if (!strstr(msg, "-addr="))
-            fprintf(stderr, "  babeltrace2: %s\n", msg);
+            fprintf(stderr, "  babeltrace2: %s\n", pt_term(&t, msg));
     }
-    bt_error_release(err);
+    if (err)
+        bt_error_release(err);
+    pt_text_free(&t);
 }
 
-/* A babeltrace2 plugin, loaded once per process (a plugin's shared object is never unloaded). */
-static const bt_plugin *find_plugin(const char *name)
+/* A babeltrace2 plugin, held by the reader until pt_close(). */
+static const bt_plugin *find_plugin(const bt_plugin **held, const char *name)
 {
-    static struct { const char *name; const bt_plugin *plugin; } cache[] = { { "ctf", NULL }, { "utils", NULL } };
-    for (size_t i = 0; i < sizeof(cache) / sizeof(cache[0]); i++) {
-        if (strcmp(cache[i].name, name) != 0)
-            continue;
-        if (!cache[i].plugin &&
-            bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &cache[i].plugin) != BT_PLUGIN_FIND_STATUS_OK) {
-            fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
-                    "(Debian package libbabeltrace2-0)\n", name);
-            cache[i].plugin = NULL;
-        }
-        return cache[i].plugin;
+    if (!*held && bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, held) != BT_PLUGIN_FIND_STATUS_OK) {
+        fprintf(stderr, "palev-trace: error: babeltrace2's \"%s\" plugin is not installed "
+                "(Debian package libbabeltrace2-0)\n", name);
+        *held = NULL;
     }
-    return NULL;
+    return *held;
 }
 
 static int add_source(bt_graph *g, const bt_component_class_source *cls, const char *dir, unsigned i,
                       const bt_component_source **src)
 {
-    char name[32], what[4200];
+    char name[32], *what;
     bt_value *params = bt_value_map_create(), *inputs = NULL;
     bt_value_map_insert_empty_array_entry(params, "inputs", &inputs);
     bt_value_array_append_string_element(inputs, dir);
     snprintf(name, sizeof(name), "src%u", i);
+    in_decoder = 1;     /* src.ctf.fs reads the metadata and indexes the streams here */
     bt_graph_add_component_status st =
         bt_graph_add_source_component(g, cls, name, params, BT_LOGGING_LEVEL_NONE, src);
+    in_decoder = 0;
     bt_value_put_ref(params);
     if (st == BT_GRAPH_ADD_COMPONENT_STATUS_OK)
         return 0;
-    snprintf(what, sizeof(what), strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
-             : "%s: not a readable CTF trace", dir);
+    what = pt_xasprintf(strncmp(dir, "net://", 6) == 0 ? "%s: cannot read this live session"
+                        : "%s: not a readable CTF trace", dir);
     print_bt_error(what);
+    free(what);
     return -1;
 }
 
@@ -542,7 +645,7 @@ static int connect_all(bt_graph *g, const bt_component_source **srcs, unsigned n
 
 static int build_graph(pt_reader *r, bt_graph *g)
 {
-    const bt_plugin *ctf = find_plugin("ctf"), *utils = find_plugin("utils");
+    const bt_plugin *ctf = find_plugin(&r->ctf, "ctf"), *utils = find_plugin(&r->utils, "utils");
     const bt_component_source **srcs = pt_xcalloc(r->ndirs, sizeof(*srcs));
     const bt_component_filter *mux = NULL;
     const bt_component_sink *sink = NULL;
@@ -570,8 +673,10 @@ end:
 static bt_graph_run_status run_all(bt_graph *g)
 {
     bt_graph_run_status st;
+    in_decoder = 1;
     while ((st = bt_graph_run(g)) == BT_GRAPH_RUN_STATUS_AGAIN)
         ;
+    in_decoder = 0;
     return st;
 }
 
@@ -587,7 +692,9 @@ static bt_graph_run_status run_live(pt_reader *r, bt_graph *g)
 {
     double start = now_s(), next = start + 1;
     for (;;) {
+        in_decoder = 1;
         bt_graph_run_once_status st = bt_graph_run_once(g);
+        in_decoder = 0;
         if (st == BT_GRAPH_RUN_ONCE_STATUS_END)
             return BT_GRAPH_RUN_STATUS_OK;
         if (st != BT_GRAPH_RUN_ONCE_STATUS_OK && st != BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
@@ -618,9 +725,11 @@ static int provider_seen(const char *provider, void *data)
 
 int pt_run(pt_reader *r, const pt_sink *sink)
 {
+    struct sigaction sa = { .sa_handler = on_abort }, old;
     bt_graph *g = bt_graph_create(0);
     int rc = PT_EXIT_DATA;
     r->sink = sink;
+    sigaction(SIGABRT, &sa, &old);
     if (!g || build_graph(r, g))
         goto end;
     r->ran = 1;
@@ -637,8 +746,57 @@ int pt_run(pt_reader *r, const pt_sink *sink)
     }
     rc = 0;
 end:
+    sigaction(SIGABRT, &old, NULL);
     if (r->nclasses)
         r->manifest_errors += pt__manifest_check_used(r->manifests, provider_seen, r);
     bt_graph_put_ref(g);
     return rc;
+}
+
+/* ---- a whole input, and the verdict ------------------------------------------------------------ */
+
+int pt_read_all(const pt_input *in, const pt_sink *sink, pt_reader **out)
+{
+    *out = NULL;
+    int rc = pt_open(in, out);
+    return rc ? rc : pt_run(*out, sink);
+}
+
+static void say_missing(const pt_reader *r)
+{
+    pt_text t = { 0 };
+    for (unsigned i = 0; i < r->nmissing; i++)
+        fprintf(stderr, "palev-trace: error: %s: %llu packets (%llu bytes) the trace's index lists are "
+                "missing from this stream file (emptied, cut short or deleted after recording): their "
+                "events are not read\n", pt_term(&t, r->missing[i].stream),
+                (unsigned long long)r->missing[i].packets, (unsigned long long)r->missing[i].bytes);
+    pt_text_free(&t);
+}
+
+int pt_verdict(pt_reader *r, int read_rc)
+{
+    uint64_t lost = 0, lost_packets = 0, events = 0;
+    for (unsigned i = 0; i < pt_trace_count(r); i++) {
+        lost += pt_trace_at(r, i)->discarded_events;
+        lost_packets += pt_trace_at(r, i)->discarded_packets;
+        events += pt_trace_at(r, i)->events;
+    }
+    if (lost || lost_packets)
+        fprintf(stderr, "palev-trace: warning: the trace lost %llu events and %llu packets: "
+                "figures are lower bounds (palev-trace summary says where; record again with "
+                "bigger sub-buffers or fewer events)\n", (unsigned long long)lost,
+                (unsigned long long)lost_packets);
+    say_missing(r);
+    if (!events && !read_rc && r->pid)
+        fprintf(stderr, "palev-trace: error: the trace holds no event of process %u (--pid)\n", r->pid);
+    else if (!events && !read_rc)
+        fputs("palev-trace: error: the trace holds no event\n", stderr);
+    if (read_rc || lost || lost_packets || r->nmissing || !events || pt_manifest_errors(r))
+        return PT_EXIT_DATA;
+    return PT_EXIT_OK;
+}
+
+uint64_t pt_process_key(const pt_event *ev)
+{
+    return (uint64_t)ev->trace->index << 32 | (uint32_t)ev->vpid;
 }

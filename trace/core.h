@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* palev-trace's shared core: inputs, the babeltrace2 graph, decoded events, manifest lookup. */
+/* palev-trace's core: inputs, the babeltrace2 graph, decoded events, fields, the verdict.
+ *
+ * Names: pt_ for what the commands use (this header, util.h, stats.h, summary.h, counters.h,
+ * stacks.h, symbols.h, svg.h, command.h); pt__ for the core's own cross-file internals
+ * (internal.h), never used by a command; static names inside a file. Memory: util.h's one
+ * policy (pt_x* exit on exhaustion). */
 #ifndef PALEV_TRACE_CORE_H
 #define PALEV_TRACE_CORE_H
 
@@ -8,6 +13,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "util.h"
 
 /* Exit codes of every command (documented in --help and docs/palev-trace.md). */
 enum { PT_EXIT_OK = 0, PT_EXIT_DATA = 1, PT_EXIT_USAGE = 2 };
@@ -71,6 +77,7 @@ typedef struct pt_input {
                                        built (with TRACE/palev-manifests/provider-names) */
     unsigned nprovider_names;
     int no_auto_manifests;      /* --no-manifests */
+    unsigned pid;               /* --pid: only the events of the processes of this vpid (0: all) */
     unsigned live_seconds;      /* live inputs: stop after this many seconds (0: at the end) */
 } pt_input;
 
@@ -105,6 +112,15 @@ int pt_span(const pt_reader *r, int64_t *first, int64_t *last);
 /* Problems found with the manifests (mismatches with the trace): reported, counted. */
 unsigned pt_manifest_errors(const pt_reader *r);
 
+/* Packets LTTng's index (DIR/index/STREAM.idx) lists that the stream file DIR/STREAM lacks:
+ * the file was emptied, cut short or deleted after the trace was written (known at pt_open). */
+typedef struct pt_missing {
+    char *stream;               /* the stream file's path */
+    uint64_t packets, bytes;
+} pt_missing;
+unsigned pt_missing_count(const pt_reader *r);
+const pt_missing *pt_missing_at(const pt_reader *r, unsigned i);
+
 /* ---- fields of an event ------------------------------------------------------------------ */
 
 /* A scalar value of a field. */
@@ -121,6 +137,12 @@ typedef struct pt_value {
 const bt_field *pt_payload(const pt_event *ev);
 /* The payload member named name, or NULL. */
 const bt_field *pt_member(const pt_event *ev, const char *name);
+/* The payload member named name as an integer (0, or -1 when absent or not an integer), as a
+ * string (NULL when absent or not one), as an integer array (the number of elements copied, at
+ * most max). */
+int pt_member_u64(const pt_event *ev, const char *name, uint64_t *out);
+const char *pt_member_str(const pt_event *ev, const char *name);
+size_t pt_member_u64_array(const pt_event *ev, const char *name, uint64_t *out, size_t max);
 /* Reads a scalar field (integer, enum, real, string, bool); returns 0, or -1 for a compound. */
 int pt_field_value(const bt_field *f, pt_value *v);
 /* The value as a number (1 when it is one). */
@@ -130,31 +152,16 @@ void pt_field_json(FILE *out, const bt_field *f);
 /* Formats a scalar value as babeltrace2 would print it (labels for enums), into buf. */
 const char *pt_value_text(const pt_value *v, char *buf, size_t size);
 
-/* ---- small helpers ------------------------------------------------------------------------ */
-void *pt_xcalloc(size_t n, size_t size);
-void *pt_xrealloc(void *p, size_t size);
-char *pt_xstrdup(const char *s);
-/* "12.345 s", "1.2 ms", "830 ns" */
-const char *pt_fmt_ns(double ns, char *buf, size_t size);
-/* Writes s as a JSON string (quotes included), invalid UTF-8 replaced by U+FFFD. */
-void pt_json_string(FILE *out, const char *s);
-/* Decimal numbers without printf (export writes millions of them); a double that is an integer
- * below 2^53 is written as one, others with 17 significant digits, NaN and infinities as null. */
-void pt_put_u64(FILE *out, uint64_t v);
-void pt_put_i64(FILE *out, int64_t v);
-void pt_put_double(FILE *out, double v);
-/* Writes s escaped for HTML text. */
-void pt_html_text(FILE *out, const char *s);
+/* ---- reading a whole input, and the verdict ------------------------------------------------ */
 
-/* A hash map from 64-bit keys to pointers (open addressing, grows). */
-typedef struct pt_map {
-    uint64_t *keys;
-    void **values;
-    size_t cap, len;
-} pt_map;
-void *pt_map_get(const pt_map *m, uint64_t key);
-void pt_map_put(pt_map *m, uint64_t key, void *value);
-void pt_map_free(pt_map *m);
-uint64_t pt_hash_str(const char *s);
+/* pt_open() then pt_run(): *out is set (or NULL) either way. Returns 0 or PT_EXIT_DATA. */
+int pt_read_all(const pt_input *in, const pt_sink *sink, pt_reader **out);
+/* The exit status after a read: data problems (discarded events, packets missing from the
+ * stream files, manifest errors, no events) are said on stderr once and give PT_EXIT_DATA. */
+int pt_verdict(pt_reader *r, int read_rc);
+
+/* A process across the inputs: two hosts (or sessions) may reuse a pid, so the trace's index
+ * goes above the vpid. */
+uint64_t pt_process_key(const pt_event *ev);
 
 #endif /* PALEV_TRACE_CORE_H */

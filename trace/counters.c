@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Counter samples: numbers of EventSource JSON payloads and of all-numeric typed events. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
 
 enum { UNKNOWN = 0, PLAIN, TYPED, EVENTSOURCE };
+
+/* Stands for a JSON number beyond a double's range: a string no payload holds. */
+#define OUT_OF_RANGE "\x1fpalev-trace: out of range\x1f"
+#define OUT_OF_RANGE_JSON "\"\\u001fpalev-trace: out of range\\u001f\""
 
 static int plain_number(const bt_field_class *fc)
 {
@@ -37,6 +43,26 @@ static int kind_of(const pt_event *ev)
     return numbers ? TYPED : PLAIN;
 }
 
+/* a "/" b, in buf when it fits (the usual case: no allocation per sample), else on the heap. */
+static char *join(char *buf, size_t size, const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+    char *s = la + ls + lb < size ? buf : pt_xmalloc(la + ls + lb + 1);
+    memcpy(s, a, la);
+    memcpy(s + la, sep, ls);
+    memcpy(s + la + ls, b, lb + 1);
+    return s;
+}
+
+static void emit(pt_counter_fn fn, void *data, const char *event, const char *field, double v)
+{
+    char buf[256], *series = join(buf, sizeof(buf), event, "/", field);
+    pt_sample s = { series, event, field, v, isfinite(v) };
+    fn(&s, data);
+    if (series != buf)
+        free(series);
+}
+
 static unsigned typed(const pt_event *ev, pt_counter_fn fn, void *data)
 {
     const bt_field *p = pt_payload(ev);
@@ -48,12 +74,10 @@ static unsigned typed(const pt_event *ev, pt_counter_fn fn, void *data)
             bt_field_class_structure_borrow_member_by_index_const(pc, i));
         pt_value v;
         double d;
-        char series[512];
         if (name[0] == '_' || pt_field_value(bt_field_structure_borrow_member_field_by_index_const(p, i), &v) ||
-            !pt_value_number(&v, &d) || !isfinite(d))
-            continue;   /* a NaN or infinite sample is no point of a series */
-        snprintf(series, sizeof(series), "%s/%s", ev->cls->name, name);
-        fn(series, ev->cls->name, name, d, data);
+            !pt_value_number(&v, &d))
+            continue;
+        emit(fn, data, ev->cls->name, name, d);
         k++;
     }
     return k;
@@ -66,36 +90,83 @@ static unsigned json_numbers(json_t *obj, const char *prefix, const char *event,
     json_t *v;
     unsigned k = 0;
     json_object_foreach(obj, key, v) {
-        char name[512], series[1024];
-        snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", key);
+        char buf[256], *name = join(buf, sizeof(buf), prefix, prefix[0] ? "." : "", key);
         if (json_is_number(v)) {
-            snprintf(series, sizeof(series), "%s/%s", event, name);
-            fn(series, event, name, json_number_value(v), data);
+            emit(fn, data, event, name, json_number_value(v));
+            k++;
+        } else if (json_is_string(v) && strcmp(json_string_value(v), OUT_OF_RANGE) == 0) {
+            emit(fn, data, event, name, HUGE_VAL);
             k++;
         } else if (json_is_object(v) && depth < 4) {
             k += json_numbers(v, name, event, depth + 1, fn, data);
         }
+        if (name != buf)
+            free(name);
     }
     return k;
+}
+
+/* The payload with each number beyond a double's range replaced by the OUT_OF_RANGE string:
+ * jansson refuses a whole document for one of them. NULL when there is none. */
+static char *mark_out_of_range(const char *json)
+{
+    char *out = NULL;
+    size_t len = 0, cap = 0;
+    const char *done = json, *s = json;
+    while (*s) {
+        if (*s == '"') {    /* a string: skipped, escapes included */
+            for (s++; *s && *s != '"'; s++)
+                if (*s == '\\' && s[1])
+                    s++;
+            s += *s == '"';
+            continue;
+        }
+        if (*s != '-' && (*s < '0' || *s > '9')) {
+            s++;
+            continue;
+        }
+        const char *end = s + strspn(s, "+-.0123456789eE");
+        char *num = pt_xstrndup(s, (size_t)(end - s));
+        errno = 0;
+        double v = strtod(num, NULL);
+        free(num);
+        if (errno == ERANGE && isinf(v)) {
+            size_t k = (size_t)(s - done), m = strlen(OUT_OF_RANGE_JSON);
+            out = pt_xgrow(out, &cap, len + k + m + 1, 1);
+            memcpy(out + len, done, k);
+            memcpy(out + len + k, OUT_OF_RANGE_JSON, m);
+            len += k + m;
+            done = end;
+        }
+        s = end;
+    }
+    if (!out)
+        return NULL;
+    out = pt_xgrow(out, &cap, len + strlen(done) + 1, 1);
+    strcpy(out + len, done);
+    return out;
 }
 
 static unsigned eventsource(const pt_event *ev, pt_counter_fn fn, void *data)
 {
     pt_value src, name, payload;
-    char event[512];
     if (pt_field_value(pt_member(ev, "Payload"), &payload) || payload.kind != PT_V_STR || !payload.s ||
         payload.s[0] != '{')
         return 0;
     pt_field_value(pt_member(ev, "EventSourceName"), &src);
     pt_field_value(pt_member(ev, "EventName"), &name);
-    json_t *root = json_loads(payload.s, JSON_DECODE_ANY, NULL);
+    char *marked = mark_out_of_range(payload.s);
+    json_t *root = json_loads(marked ? marked : payload.s, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, NULL);
     unsigned k = 0;
     if (json_is_object(root)) {
-        snprintf(event, sizeof(event), "%s/%s", src.kind == PT_V_STR ? src.s : "?",
-                 name.kind == PT_V_STR ? name.s : "?");
+        char buf[256], *event = join(buf, sizeof(buf), src.kind == PT_V_STR ? src.s : "?", "/",
+                                     name.kind == PT_V_STR ? name.s : "?");
         k = json_numbers(root, "", event, 0, fn, data);
+        if (event != buf)
+            free(event);
     }
     json_decref(root);
+    free(marked);
     return k;
 }
 

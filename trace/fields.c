@@ -14,7 +14,41 @@ const bt_field *pt_payload(const pt_event *ev)
 const bt_field *pt_member(const pt_event *ev, const char *name)
 {
     const bt_field *p = pt_payload(ev);
-    return p ? bt_field_structure_borrow_member_field_by_name_const(p, name) : NULL;
+    return p && bt_field_get_class_type(p) == BT_FIELD_CLASS_TYPE_STRUCTURE
+         ? bt_field_structure_borrow_member_field_by_name_const(p, name) : NULL;
+}
+
+static int field_u64(const bt_field *f, uint64_t *out)
+{
+    pt_value v;
+    if (pt_field_value(f, &v) != 0 || (v.kind != PT_V_UINT && v.kind != PT_V_SINT))
+        return -1;
+    *out = v.kind == PT_V_UINT ? v.u : (uint64_t)v.i;
+    return 0;
+}
+
+int pt_member_u64(const pt_event *ev, const char *name, uint64_t *out)
+{
+    return field_u64(pt_member(ev, name), out);
+}
+
+const char *pt_member_str(const pt_event *ev, const char *name)
+{
+    const bt_field *f = pt_member(ev, name);
+    return f && bt_field_get_class_type(f) == BT_FIELD_CLASS_TYPE_STRING ? bt_field_string_get_value(f) : NULL;
+}
+
+size_t pt_member_u64_array(const pt_event *ev, const char *name, uint64_t *out, size_t max)
+{
+    const bt_field *f = pt_member(ev, name);
+    size_t n = 0;
+    if (!f || !bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY))
+        return 0;
+    uint64_t len = bt_field_array_get_length(f);
+    for (uint64_t i = 0; i < len && n < max; i++)
+        if (field_u64(bt_field_array_borrow_element_field_by_index_const(f, i), &out[n]) == 0)
+            n++;
+    return n;
 }
 
 static const char *enum_label(const bt_field *f, int is_signed)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Constant-memory statistics: a log-linear histogram, a top-N heap, self-coarsening time series. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,7 +147,8 @@ static int longest_first(const void *a, const void *b)
 
 void pt_top_sort(pt_top *t)
 {
-    qsort(t->heap, t->n, sizeof(*t->heap), longest_first);
+    if (t->n)
+        qsort(t->heap, t->n, sizeof(*t->heap), longest_first);
 }
 
 void pt_top_free(pt_top *t)
@@ -183,6 +185,10 @@ static void coarsen(pt_series *s)
 
 void pt_series_add(pt_series *s, int64_t ts, double v)
 {
+    if (!isfinite(v)) {
+        s->nonfinite++;
+        return;
+    }
     int64_t off = ts > s->t0 ? ts - s->t0 : 0;
     while (off / s->width >= PT_SERIES_BINS)
         coarsen(s);
@@ -206,4 +212,9 @@ void pt_series_add(pt_series *s, int64_t ts, double v)
     s->vsum += v;
     s->vlast = v;
     s->n++;
+}
+
+double pt_series_mean(const pt_series *s)
+{
+    return s->n ? (double)(s->vsum / (long double)s->n) : NAN;
 }

@@ -44,13 +44,10 @@ static void ensure_task(pt_pairer *p, unsigned task)
     p->ntasks = n;
 }
 
-/* The index of the Start's --by value ("other" past PT_BY_MAX values, "-" without the field). */
-static int by_index(pt_pairer *p, const pt_event *ev)
+#define PT_BY_ABSENT (-2)     /* a frame's --by field: not in its Start, the Stop will tell */
+
+static int by_label(pt_pairer *p, const char *label)
 {
-    char buf[64];
-    pt_value v;
-    const char *label = pt_field_value(pt_member(ev, p->by_field), &v) == 0
-                      ? pt_value_text(&v, buf, sizeof(buf)) : "-";
     for (unsigned i = 0; i < p->nby; i++)
         if (strcmp(p->by_values[i], label) == 0)
             return (int)i;
@@ -62,6 +59,31 @@ static int by_index(pt_pairer *p, const pt_event *ev)
     p->by_values = pt_xrealloc(p->by_values, (p->nby + 1) * sizeof(char *));
     p->by_values[p->nby] = pt_xstrdup(label);
     return (int)p->nby++;
+}
+
+/* The index of the event's --by value ("other" past PT_BY_MAX values), PT_BY_ABSENT without the
+ * field. */
+static int by_index(pt_pairer *p, const pt_event *ev)
+{
+    char buf[64];
+    pt_value v;
+    if (pt_field_value(pt_member(ev, p->by_field), &v) != 0)
+        return PT_BY_ABSENT;
+    return by_label(p, pt_value_text(&v, buf, sizeof(buf)));
+}
+
+/* At the Stop: a --by field the Start lacked is looked up in the Stop. */
+static void resolve_by(pt_pairer *p, pt_frame *f, const pt_event *stop)
+{
+    if (f->by != PT_BY_ABSENT)
+        return;
+    f->by = by_index(p, stop);
+    if (f->by == PT_BY_ABSENT) {
+        f->by = by_label(p, "-");
+        p->by_missing++;
+    } else {
+        p->by_found++;
+    }
 }
 
 static void on_start(pt_pairer *p, pt_thread *th, const pt_event *ev)
@@ -80,6 +102,8 @@ static void on_start(pt_pairer *p, pt_thread *th, const pt_event *ev)
     o->start = ev->ts;
     o->task = ev->cls->task_index;
     o->by = p->by_field ? by_index(p, ev) : -1;
+    if (o->by >= 0)
+        p->by_found++;
     if (p->ops.start)
         p->ops.start(th, ev, p->ops.data);
 }
@@ -90,6 +114,7 @@ static void on_stop(pt_pairer *p, pt_thread *th, const pt_event *ev)
     for (unsigned i = th->depth; i-- > 0;) {
         if (th->stack[i].task != task)
             continue;
+        resolve_by(p, &th->stack[i], ev);
         if (p->ops.stop)
             p->ops.stop(th, i, ev, p->ops.data);
         memmove(&th->stack[i], &th->stack[i + 1], (th->depth - i - 1) * sizeof(*th->stack));
@@ -118,6 +143,13 @@ void pt_pairer_finish(pt_pairer *p)
     for (unsigned i = 0; i < p->nthreads; i++)
         for (unsigned k = 0; k < p->all[i]->depth; k++)
             p->unmatched_start[p->all[i]->stack[k].task]++;
+    if (p->by_field && p->by_missing && !p->by_found) {
+        pt_text t = { 0 };
+        fprintf(stderr, "palev-trace: warning: --by %s: no Start or Stop event of the %llu activities has a "
+                "field \"%s\": nothing is split\n", pt_term(&t, p->by_field), (unsigned long long)p->by_missing,
+                pt_term(&t, p->by_field));
+        pt_text_free(&t);
+    }
 }
 
 void pt_pairer_free(pt_pairer *p)

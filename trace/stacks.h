@@ -1,30 +1,39 @@
 /* SPDX-License-Identifier: MIT */
-/* `palev-trace stacks` and `palev-trace export --format speedscope`: the call stacks of a trace's
- * events, every frame named (symbols.h), counted per distinct stack. */
-#ifndef PS_STACKS_H
-#define PS_STACKS_H
+/* The call stacks of a trace (Paleventing:Stack events), counted per event and distinct stack,
+ * every frame named by the symbols service (symbols.h). Read in the same pass as anything else:
+ * stacks are kept by address and named at the end, so a rundown recorded after the first
+ * stacks still names them, and each distinct stack is named once. */
+#ifndef PALEV_TRACE_STACKS_H
+#define PALEV_TRACE_STACKS_H
 
-#include <stdio.h>
+#include "core.h"
+#include "symbols.h"
 
-struct ps_stacks_opts {
-    const char *trace;          /* the trace directory */
-    const char *event;          /* "provider:event" or "event": only its stacks; NULL: all */
-    int folded;                 /* folded lines instead of the text report */
-    long top;                   /* text: the N most frequent stacks per event (0: counts only) */
-};
+#define PT_STACK_MAX_FRAMES 1024
 
-/* `palev-trace stacks`: per event, its most frequent stacks, every frame named, innermost first;
- * or, folded, one "event;outermost;...;innermost COUNT" line per distinct stack (flamegraph.pl,
- * speedscope). Returns the exit status: 0, or 1 (said on err: no trace, no Stack event). */
-int ps_stacks_print(const struct ps_stacks_opts *o, FILE *out, FILE *err);
+/* One distinct named stack of one event. */
+typedef struct pt_stack {
+    const char *event;          /* "provider:event", the event the stack belongs to */
+    const char **frames;        /* innermost first */
+    unsigned nframes;
+    uint64_t count;
+} pt_stack;
 
-/* `palev-trace export --format speedscope -o FILE`: one sampled profile per event, weighted by
- * how often each stack was seen, in speedscope's file format. Same exit statuses. */
-int ps_stacks_speedscope(const struct ps_stacks_opts *o, const char *path, FILE *err);
+typedef struct pt_stacks pt_stacks;
 
-/* palev-trace report's "Where they come from": per event recorded with stacks, its `top` most
- * frequent call paths as an HTML section (h2, h3 and tables of the report's classes). Writes
- * nothing when the trace holds no Stack event. */
-void ps_stacks_html(FILE *out, const char *trace, unsigned top);
+/* event: "provider:event" or "event": only that event's stacks; NULL: every event's. */
+pt_stacks *pt_stacks_new(const char *event);
+void pt_stacks_free(pt_stacks *s);
+/* Hand it every event of the trace, in time order. */
+void pt_stacks_event(pt_stacks *s, const pt_event *ev);
+/* The Stack events counted (of the wanted event). */
+uint64_t pt_stacks_total(const pt_stacks *s);
+/* After the last event: names every frame and sorts the stacks by event, then the most frequent
+ * first, then by their frames' names. */
+void pt_stacks_finish(pt_stacks *s);
+size_t pt_stacks_count(const pt_stacks *s);
+const pt_stack *pt_stacks_at(const pt_stacks *s, size_t i);
+/* The stacks of one event: from index i, how many follow with the same event (i included). */
+size_t pt_stacks_run(const pt_stacks *s, size_t i);
 
-#endif /* PS_STACKS_H */
+#endif /* PALEV_TRACE_STACKS_H */

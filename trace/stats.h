@@ -42,25 +42,31 @@ void pt_top_sort(pt_top *t);
 void pt_top_free(pt_top *t);
 
 /* ---- time series in constant memory --------------------------------------------------------- */
-/* Bins from t0 of a width that doubles (merging neighbours) whenever the series outgrows them. */
+/* Bins from t0 of a width that doubles (merging neighbours) whenever the series outgrows them.
+ * Sums are long doubles: samples of +-1e308 add up without overflowing a double. A sample that
+ * is not finite is counted in `nonfinite`, and is no point of the series. */
 #define PT_SERIES_BINS 256
 typedef struct pt_series {
     int64_t t0, width;
     unsigned used;              /* bins in use */
     uint64_t count[PT_SERIES_BINS];
-    double sum[PT_SERIES_BINS], max[PT_SERIES_BINS], last[PT_SERIES_BINS];
-    double vmin, vmax, vsum, vlast, vfirst;
-    uint64_t n;
+    long double sum[PT_SERIES_BINS];
+    double max[PT_SERIES_BINS], last[PT_SERIES_BINS];
+    double vmin, vmax, vlast, vfirst;
+    long double vsum;
+    uint64_t n, nonfinite;
     int64_t first_ts, last_ts;
 } pt_series;
 void pt_series_init(pt_series *s, int64_t t0, int64_t width);
 void pt_series_add(pt_series *s, int64_t ts, double v);
+/* The mean of the finite samples (NaN without any). */
+double pt_series_mean(const pt_series *s);
 
 /* ---- activities: Start/Stop pairs per thread ------------------------------------------------ */
 typedef struct pt_frame {
     int64_t start;
     unsigned task;
-    int by;
+    int by;                     /* index of the --by value, -1 without --by (PT_BY_ABSENT inside) */
 } pt_frame;
 
 typedef struct pt_thread {
@@ -90,16 +96,20 @@ typedef struct pt_pairer {
     const char *by_field;       /* --by FIELD, or NULL */
     char **by_values;           /* labels of the --by values seen (at most PT_BY_MAX, then "other") */
     unsigned nby;
+    uint64_t by_found, by_missing;  /* instances whose Start or Stop has the field, or neither */
     uint64_t *unmatched_start, *unmatched_stop, *dropped;  /* per task */
     unsigned ntasks;
     pt_pair_ops ops;
 } pt_pairer;
 #define PT_BY_MAX 64
 
+/* --by FIELD: the value of the Start's field, else of the Stop's (the natural place for an
+ * outcome), else "-". */
 void pt_pairer_init(pt_pairer *p, const char *by_field, const pt_pair_ops *ops);
 /* Feeds an event (ignored unless its class is a Start or a Stop). */
 void pt_pairer_event(pt_pairer *p, const pt_event *ev);
-/* At the end: counts the Starts still open as unmatched. */
+/* At the end: counts the Starts still open as unmatched; says on stderr when --by FIELD was in
+ * no Start or Stop event of a paired instance. */
 void pt_pairer_finish(pt_pairer *p);
 void pt_pairer_free(pt_pairer *p);
 

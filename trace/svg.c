@@ -28,11 +28,13 @@ static void ylabel(FILE *out, double y, const char *text)
             L, y, W - R, y);
 }
 
-/* 105900 -> "105.9k" */
+/* 105900 -> "105.9k"; beyond 1e12, scientific ("1.798e+308") */
 static const char *compact(double v, const char *unit, char *buf, size_t size)
 {
     double a = v < 0 ? -v : v;
-    if (a >= 1e9)
+    if (a >= 1e12)
+        snprintf(buf, size, "%.4g%s", v, unit);
+    else if (a >= 1e9)
         snprintf(buf, size, "%.4gG%s", v / 1e9, unit);
     else if (a >= 1e6)
         snprintf(buf, size, "%.4gM%s", v / 1e6, unit);
@@ -135,7 +137,13 @@ static double point(const pt_series *s, unsigned i, int per_second)
 {
     if (per_second)
         return (double)s->count[i] * 1e9 / (double)s->width;
-    return s->count[i] ? s->sum[i] / (double)s->count[i] : NAN;
+    return s->count[i] ? (double)(s->sum[i] / (long double)s->count[i]) : NAN;
+}
+
+/* Where v sits between lo and hi, 0 to 1: in long double, as hi - lo of +-1e308 overflows. */
+static double scale(double v, double lo, double hi)
+{
+    return (double)(((long double)v - lo) / ((long double)hi - lo));
 }
 
 void pt_svg_line(FILE *out, const pt_series *s, int64_t t0, int64_t t1, int per_second, const char *unit)
@@ -150,7 +158,7 @@ void pt_svg_line(FILE *out, const pt_series *s, int64_t t0, int64_t t1, int per_
         hi = v > hi ? v : hi;
     }
     if (hi <= lo)
-        hi = lo + 1;
+        hi = lo + 1;    /* lo <= 0 <= hi: equal only when every point is 0 */
     frame(out, "line");
     time_axis(out, t0, t1);
     ylabel(out, T, compact(hi, unit, buf, sizeof(buf)));
@@ -160,7 +168,7 @@ void pt_svg_line(FILE *out, const pt_series *s, int64_t t0, int64_t t1, int per_
         double v = point(s, i, per_second);
         if (!isnan(v))
             fprintf(out, "%.1f,%.1f ", (bin_x(s, i, t0, t1) + bin_x(s, i + 1, t0, t1)) / 2,
-                    H - B - (H - B - T) * (v - lo) / (hi - lo));
+                    H - B - (H - B - T) * scale(v, lo, hi));
     }
     fputs("\"/>\n</svg>\n", out);
 }

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Frame names from the trace alone: time-aware code ranges, and native symbols through the
  * statedump's binaries read with elfutils libdw (as babeltrace2's debug-info filter does). */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,163 +15,145 @@
 
 /* A range the runtime described: live from `since` (INT64_MIN for a rundown: it was live before
  * the session started) until `until` (CodeUnload, or FOREVER). */
-struct range {
+typedef struct range {
     uint64_t start, size;
     int64_t since, until;
     int kind;
     char *name;
-};
+} range;
 
-struct module {
+typedef struct module {
     uint64_t baddr, memsz;
     int pic;
     char *path;
     uint8_t build_id[BUILD_ID_MAX];
     size_t build_id_len;        /* 0: the trace gave none */
     Dwfl_Module *dwfl;          /* NULL: unusable (missing, or another build) */
-};
+} module;
 
-struct proc {
-    int64_t vpid;
-    struct range *ranges;
+typedef struct proc {
+    range *ranges;              /* in the order they came: indexes stay valid */
     size_t nranges, cap_ranges;
+    pt_map open_at;             /* start address -> index + 1 of the latest range loaded there */
+    size_t *by_start;           /* range indexes sorted by start, rebuilt when ranges were added */
+    size_t nsorted;
     uint64_t max_size;
-    int sorted;
-    struct module *mods;
+    uint64_t epoch;
+    module *mods;
     size_t nmods, cap_mods;
     Dwfl *dwfl;                 /* opened on the first native lookup */
     int dwfl_tried;
+} proc;
+
+struct pt_symbols {
+    pt_map procs;               /* process key -> proc */
+    pt_map native;              /* (process, address) -> its native name, looked up once */
 };
 
-struct ps_symbols {
-    struct proc *procs;
-    size_t nprocs, cap_procs;
-};
+/* The key of a native lookup: (process, address, whether it is a return address). */
+typedef struct native_key {
+    uint64_t process, addr, return_address;
+} native_key;
 
-/* ---- growable arrays ------------------------------------------------------------------------- */
-
-static int grow(void **items, size_t *cap, size_t need, size_t size)
+pt_symbols *pt_symbols_new(void)
 {
-    size_t n = *cap ? *cap : 16;
-    void *p;
-
-    if (need <= *cap)
-        return 0;
-    while (n < need)
-        n *= 2;
-    p = realloc(*items, n * size);
-    if (!p)
-        return -ENOMEM;
-    *items = p;
-    *cap = n;
-    return 0;
+    return pt_xcalloc(1, sizeof(pt_symbols));
 }
 
-static struct proc *proc_of(struct ps_symbols *s, int64_t vpid, int create)
+static void proc_free(proc *p)
 {
-    for (size_t i = 0; i < s->nprocs; i++)
-        if (s->procs[i].vpid == vpid)
-            return &s->procs[i];
-    if (!create || grow((void **)&s->procs, &s->cap_procs, s->nprocs + 1, sizeof(*s->procs)))
-        return NULL;
-    s->procs[s->nprocs] = (struct proc){ .vpid = vpid };
-    return &s->procs[s->nprocs++];
+    for (size_t j = 0; j < p->nranges; j++)
+        free(p->ranges[j].name);
+    for (size_t j = 0; j < p->nmods; j++)
+        free(p->mods[j].path);
+    free(p->ranges);
+    free(p->by_start);
+    free(p->mods);
+    pt_map_free(&p->open_at);
+    if (p->dwfl)
+        dwfl_end(p->dwfl);
+    free(p);
 }
 
-struct ps_symbols *ps_symbols_new(void)
-{
-    return calloc(1, sizeof(struct ps_symbols));
-}
-
-void ps_symbols_free(struct ps_symbols *s)
+void pt_symbols_free(pt_symbols *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->nprocs; i++) {
-        struct proc *p = &s->procs[i];
-
-        for (size_t j = 0; j < p->nranges; j++)
-            free(p->ranges[j].name);
-        for (size_t j = 0; j < p->nmods; j++)
-            free(p->mods[j].path);
-        free(p->ranges);
-        free(p->mods);
-        if (p->dwfl)
-            dwfl_end(p->dwfl);
-    }
-    free(s->procs);
+    for (size_t i = 0; i < s->procs.cap; i++)
+        if (s->procs.slots[i].value)
+            proc_free(s->procs.slots[i].value);
+    for (size_t i = 0; i < s->native.cap; i++)
+        free(s->native.slots[i].value);
+    pt_map_free(&s->procs);
+    pt_map_free(&s->native);
     free(s);
 }
 
-/* ---- pass 1: what the trace says about code -------------------------------------------------- */
-
-static int add_range(struct proc *p, const struct ps_event *e, int64_t since)
+static proc *proc_of(const pt_symbols *s, uint64_t process)
 {
-    uint64_t start, size, kind;
-    const char *name = ps_str(e, "name");
-    struct range *r;
-
-    if (ps_u64(e, "start", &start) || ps_u64(e, "size", &size) || ps_u64(e, "kind", &kind) ||
-        !name)
-        return 0;   /* not the layout this reads: ignored */
-    if (grow((void **)&p->ranges, &p->cap_ranges, p->nranges + 1, sizeof(*r)))
-        return -ENOMEM;
-    r = &p->ranges[p->nranges];
-    *r = (struct range){ start, size, since, FOREVER, (int)kind, strdup(name) };
-    if (!r->name)
-        return -ENOMEM;
-    p->nranges++;
-    p->max_size = size > p->max_size ? size : p->max_size;
-    p->sorted = 0;
-    return 0;
+    return pt_map_get(&s->procs, process);
 }
 
-/* The latest range still open at that start ends now. Ranges are fed in time order, so the
- * search runs from the end and stops at the first one found. */
-static void end_range(struct proc *p, const struct ps_event *e)
+uint64_t pt_symbols_epoch(const pt_symbols *s, uint64_t process)
+{
+    const proc *p = proc_of(s, process);
+    return p ? p->epoch : 0;
+}
+
+/* ---- what the trace says about code ---------------------------------------------------------------- */
+
+static void add_range(proc *p, const pt_event *ev, int64_t since)
+{
+    uint64_t start, size, kind;
+    const char *name = pt_member_str(ev, "name");
+    if (pt_member_u64(ev, "start", &start) || pt_member_u64(ev, "size", &size) ||
+        pt_member_u64(ev, "kind", &kind) || !name)
+        return;     /* not the layout this reads: ignored */
+    p->ranges = pt_xgrow(p->ranges, &p->cap_ranges, p->nranges + 1, sizeof(*p->ranges));
+    p->ranges[p->nranges] = (range){ start, size, since, FOREVER, (int)kind, pt_xstrdup(name) };
+    p->nranges++;
+    pt_map_put(&p->open_at, start, (void *)(uintptr_t)p->nranges);
+    p->max_size = size > p->max_size ? size : p->max_size;
+}
+
+/* The latest range still open at that start ends now (ranges come in time order). */
+static void end_range(proc *p, const pt_event *ev)
 {
     uint64_t start;
-
-    if (ps_u64(e, "start", &start))
+    if (pt_member_u64(ev, "start", &start))
         return;
-    for (size_t i = p->nranges; i > 0; i--) {
-        struct range *r = &p->ranges[i - 1];
-
+    size_t i = (size_t)(uintptr_t)pt_map_get(&p->open_at, start);
+    if (i && p->ranges[i - 1].until == FOREVER) {
+        p->ranges[i - 1].until = ev->ts;
+        return;
+    }
+    for (i = p->nranges; i > 0; i--) {     /* an older range at the same start, still open */
+        range *r = &p->ranges[i - 1];
         if (r->start == start && r->until == FOREVER) {
-            r->until = e->ns;
+            r->until = ev->ts;
             return;
         }
     }
 }
 
-static int add_module(struct proc *p, const struct ps_event *e, int pic)
+static void add_module(proc *p, const pt_event *ev, int pic)
 {
     uint64_t baddr, memsz, is_pic;
-    const char *path = ps_str(e, "path");
-    struct module *m;
-
-    if (ps_u64(e, "baddr", &baddr) || ps_u64(e, "memsz", &memsz) || !path)
-        return 0;
+    const char *path = pt_member_str(ev, "path");
+    if (pt_member_u64(ev, "baddr", &baddr) || pt_member_u64(ev, "memsz", &memsz) || !path)
+        return;
     if (pic < 0)
-        pic = ps_u64(e, "is_pic", &is_pic) == 0 ? (int)is_pic : 1;
-    if (grow((void **)&p->mods, &p->cap_mods, p->nmods + 1, sizeof(*m)))
-        return -ENOMEM;
-    m = &p->mods[p->nmods];
-    *m = (struct module){ .baddr = baddr, .memsz = memsz, .pic = pic, .path = strdup(path) };
-    if (!m->path)
-        return -ENOMEM;
-    p->nmods++;
-    return 0;
+        pic = pt_member_u64(ev, "is_pic", &is_pic) == 0 ? (int)is_pic : 1;
+    p->mods = pt_xgrow(p->mods, &p->cap_mods, p->nmods + 1, sizeof(*p->mods));
+    p->mods[p->nmods++] = (module){ .baddr = baddr, .memsz = memsz, .pic = pic, .path = pt_xstrdup(path) };
 }
 
-static void add_build_id(struct proc *p, const struct ps_event *e)
+static void add_build_id(proc *p, const pt_event *ev)
 {
     uint64_t baddr, bytes[BUILD_ID_MAX];
-    size_t n;
-
-    if (ps_u64(e, "baddr", &baddr))
+    if (pt_member_u64(ev, "baddr", &baddr))
         return;
-    n = ps_u64_array(e, "build_id", bytes, BUILD_ID_MAX);
+    size_t n = pt_member_u64_array(ev, "build_id", bytes, BUILD_ID_MAX);
     for (size_t i = 0; i < p->nmods; i++) {
         if (p->mods[i].baddr != baddr)
             continue;
@@ -183,62 +163,70 @@ static void add_build_id(struct proc *p, const struct ps_event *e)
     }
 }
 
-int ps_symbols_feed(struct ps_symbols *s, const struct ps_event *e)
+void pt_symbols_event(pt_symbols *s, const pt_event *ev)
 {
-    struct proc *p;
-
-    if (strncmp(e->name, "Paleventing:Code", 16) != 0 && strncmp(e->name, "lttng_ust_", 10) != 0)
-        return 0;
-    if (!(p = proc_of(s, e->vpid, 1)))
-        return -ENOMEM;
-    if (strcmp(e->name, "Paleventing:CodeLoad") == 0)
-        return add_range(p, e, e->ns);
-    if (strcmp(e->name, "Paleventing:CodeRundown") == 0)
-        return add_range(p, e, INT64_MIN);
-    if (strcmp(e->name, "Paleventing:CodeUnload") == 0)
-        end_range(p, e);
-    else if (strcmp(e->name, "lttng_ust_statedump:bin_info") == 0)
-        return add_module(p, e, -1);
-    else if (strcmp(e->name, "lttng_ust_dl:dlopen") == 0)
-        return add_module(p, e, 1);
-    else if (strcmp(e->name, "lttng_ust_statedump:build_id") == 0)
-        add_build_id(p, e);
-    return 0;
+    const char *name = ev->cls->name;
+    if (strncmp(name, "Paleventing:Code", 16) != 0 && strncmp(name, "lttng_ust_", 10) != 0)
+        return;
+    uint64_t key = pt_process_key(ev);
+    proc *p = proc_of(s, key);
+    if (!p) {
+        p = pt_xcalloc(1, sizeof(*p));
+        pt_map_put(&s->procs, key, p);
+    }
+    if (strcmp(name, "Paleventing:CodeLoad") == 0) {
+        add_range(p, ev, ev->ts);
+        p->epoch++;
+    } else if (strcmp(name, "Paleventing:CodeRundown") == 0) {
+        add_range(p, ev, INT64_MIN);
+    } else if (strcmp(name, "Paleventing:CodeUnload") == 0) {
+        end_range(p, ev);
+        p->epoch++;
+    } else if (strcmp(name, "lttng_ust_statedump:bin_info") == 0) {
+        add_module(p, ev, -1);
+    } else if (strcmp(name, "lttng_ust_dl:dlopen") == 0) {
+        add_module(p, ev, 1);
+    } else if (strcmp(name, "lttng_ust_statedump:build_id") == 0) {
+        add_build_id(p, ev);
+    }
 }
 
-/* ---- pass 2: code ranges --------------------------------------------------------------------- */
+/* ---- code ranges ------------------------------------------------------------------------------------- */
 
-static int by_start(const void *a, const void *b)
+static int by_start(const void *a, const void *b, void *arg)
 {
-    const struct range *x = a, *y = b;
-
+    const range *ranges = arg, *x = &ranges[*(const size_t *)a], *y = &ranges[*(const size_t *)b];
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
     return x->since < y->since ? -1 : x->since > y->since;
 }
 
-/* The range holding addr at time ns, of the wanted kind; the latest loaded wins. */
-static const char *range_name(struct proc *p, uint64_t addr, int64_t ns, int interpreted)
+static void sort_ranges(proc *p)
 {
-    const struct range *best = NULL;
-    size_t lo = 0, hi = p->nranges;
+    if (p->nsorted == p->nranges)
+        return;
+    p->by_start = pt_xrealloc(p->by_start, (p->nranges ? p->nranges : 1) * sizeof(*p->by_start));
+    for (size_t i = 0; i < p->nranges; i++)
+        p->by_start[i] = i;
+    qsort_r(p->by_start, p->nranges, sizeof(*p->by_start), by_start, p->ranges);
+    p->nsorted = p->nranges;
+}
 
-    if (!p->sorted) {
-        if (p->nranges)
-            qsort(p->ranges, p->nranges, sizeof(*p->ranges), by_start);
-        p->sorted = 1;
-    }
+/* The range holding addr at time ns, of the wanted kind; the latest loaded wins. */
+static const char *range_name(proc *p, uint64_t addr, int64_t ns, int interpreted)
+{
+    const range *best = NULL;
+    size_t lo = 0, hi = p->nranges;
+    sort_ranges(p);
     while (lo < hi) {   /* the first range starting above addr */
         size_t mid = lo + (hi - lo) / 2;
-
-        if (p->ranges[mid].start <= addr)
+        if (p->ranges[p->by_start[mid]].start <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    for (size_t i = lo; i > 0 && addr - p->ranges[i - 1].start < p->max_size; i--) {
-        const struct range *r = &p->ranges[i - 1];
-
+    for (size_t i = lo; i > 0 && addr - p->ranges[p->by_start[i - 1]].start < p->max_size; i--) {
+        const range *r = &p->ranges[p->by_start[i - 1]];
         if ((r->kind == KIND_INTERPRETED) == interpreted && addr - r->start < r->size &&
             r->since <= ns && ns < r->until && (!best || r->since > best->since))
             best = r;
@@ -246,7 +234,7 @@ static const char *range_name(struct proc *p, uint64_t addr, int64_t ns, int int
     return best ? best->name : NULL;
 }
 
-/* ---- pass 2: native code --------------------------------------------------------------------- */
+/* ---- native code --------------------------------------------------------------------------------------- */
 
 static const Dwfl_Callbacks offline = {
     .find_elf = dwfl_build_id_find_elf,
@@ -255,27 +243,24 @@ static const Dwfl_Callbacks offline = {
 };
 
 /* A binary rebuilt since the trace was taken would give wrong names: its build id must match. */
-static int same_build(struct module *m)
+static int same_build(module *m)
 {
     const unsigned char *bits;
     GElf_Addr vaddr;
-    int len;
-
     if (!m->build_id_len)
         return 1;
-    len = dwfl_module_build_id(m->dwfl, &bits, &vaddr);
+    int len = dwfl_module_build_id(m->dwfl, &bits, &vaddr);
     return len == (int)m->build_id_len && memcmp(bits, m->build_id, m->build_id_len) == 0;
 }
 
-static void open_dwfl(struct proc *p)
+static void open_dwfl(proc *p)
 {
     p->dwfl_tried = 1;
     if (!(p->dwfl = dwfl_begin(&offline)))
         return;
     dwfl_report_begin(p->dwfl);
     for (size_t i = 0; i < p->nmods; i++) {
-        struct module *m = &p->mods[i];
-
+        module *m = &p->mods[i];
         m->dwfl = dwfl_report_elf(p->dwfl, m->path, m->path, -1, m->pic ? m->baddr : 0, false);
         if (m->dwfl && !same_build(m))
             m->dwfl = NULL;
@@ -283,7 +268,7 @@ static void open_dwfl(struct proc *p)
     dwfl_report_end(p->dwfl, NULL, NULL);
 }
 
-static struct module *module_at(struct proc *p, uint64_t addr)
+static module *module_at(proc *p, uint64_t addr)
 {
     for (size_t i = 0; i < p->nmods; i++)
         if (addr - p->mods[i].baddr < p->mods[i].memsz)
@@ -291,12 +276,11 @@ static struct module *module_at(struct proc *p, uint64_t addr)
     return NULL;
 }
 
-static const char *native_name(struct proc *p, uint64_t addr, char *buf, size_t size)
+/* The native name of addr, a new string: the symbol, or "file+0xOFF"; NULL outside the binaries. */
+static char *native_name(proc *p, uint64_t addr)
 {
-    struct module *m = module_at(p, addr);
-    const char *sym = NULL, *base;
-    size_t len;
-
+    module *m = module_at(p, addr);
+    const char *sym = NULL;
     if (!m)
         return NULL;
     if (!p->dwfl_tried)
@@ -304,30 +288,29 @@ static const char *native_name(struct proc *p, uint64_t addr, char *buf, size_t 
     if (m->dwfl)
         sym = dwfl_module_addrname(m->dwfl, addr);
     if (!sym) {
-        base = strrchr(m->path, '/');
-        snprintf(buf, size, "%s+0x%" PRIx64, base ? base + 1 : m->path,
-                 m->pic ? addr - m->baddr : addr);
-        return buf;
+        const char *base = strrchr(m->path, '/');
+        return pt_xasprintf("%s+0x%" PRIx64, base ? base + 1 : m->path, m->pic ? addr - m->baddr : addr);
     }
-    snprintf(buf, size, "%s", sym);
-    len = strlen(buf);
-    if (len > 5 && strcmp(buf + len - 5, ".cold") == 0)  /* GCC's cold part of f is f */
-        buf[len - 5] = '\0';
-    return buf;
+    size_t len = strlen(sym);
+    if (len > 5 && strcmp(sym + len - 5, ".cold") == 0)  /* GCC's cold part of f is f */
+        len -= 5;
+    return pt_xstrndup(sym, len);
 }
 
-const char *ps_symbols_name(struct ps_symbols *s, int64_t vpid, int64_t ns, uint64_t addr,
-                            char *buf, size_t size)
+const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address)
 {
-    struct proc *p = proc_of(s, vpid, 0);
-    const char *name = NULL;
-
-    /* A return address is one past its call: look up the call itself. */
-    if (p && !(name = range_name(p, addr, ns, 1)) && !(name = range_name(p, addr - 1, ns, 0)))
-        name = native_name(p, addr - 1, buf, size);
-    if (!name)
-        snprintf(buf, size, "0x%" PRIx64, addr);
-    else if (name != buf)
-        snprintf(buf, size, "%s", name);
-    return buf;
+    proc *p = proc_of(s, process);
+    uint64_t call = return_address ? addr - 1 : addr;  /* a return address is one past its call */
+    const char *name;
+    if (p && ((name = range_name(p, addr, ns, 1)) || (name = range_name(p, call, ns, 0))))
+        return name;
+    native_key key = { process, addr, return_address != 0 };
+    char *known = pt_map_get_bytes(&s->native, &key, sizeof(key));
+    if (known)
+        return known;
+    char *found = p ? native_name(p, call) : NULL;
+    if (!found)
+        found = pt_xasprintf("0x%" PRIx64, addr);   /* an unknown address, as the trace has it */
+    pt_map_put_bytes(&s->native, &key, sizeof(key), found);
+    return found;
 }

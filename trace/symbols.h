@@ -1,30 +1,32 @@
 /* SPDX-License-Identifier: MIT */
-/* Naming the frames of Paleventing:Stack events from the trace alone: code ranges the runtime
- * described (CodeLoad, CodeRundown, CodeUnload: by time), and native code through LTTng's
- * statedump (bin_info, build_id) and the binaries' symbols and debug info (elfutils libdw). */
-#ifndef PS_SYMBOLS_H
-#define PS_SYMBOLS_H
+/* Naming code addresses from the trace alone, a core service for every reader of addresses
+ * (stacks, exports, CPU samples): code ranges the runtime described (Paleventing:CodeLoad,
+ * CodeRundown, CodeUnload: by time), and native code through LTTng's statedump (bin_info,
+ * build_id, lttng_ust_dl:dlopen) and the binaries' symbols and debug info (elfutils libdw). */
+#ifndef PALEV_TRACE_SYMBOLS_H
+#define PALEV_TRACE_SYMBOLS_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "core.h"
 
-#include "stacks_read.h"
+typedef struct pt_symbols pt_symbols;
 
-struct ps_symbols;
+pt_symbols *pt_symbols_new(void);
+void pt_symbols_free(pt_symbols *s);
 
-struct ps_symbols *ps_symbols_new(void);
-void ps_symbols_free(struct ps_symbols *s);
+/* Hand it every event, in time order: the ones describing code are kept, the others ignored. */
+void pt_symbols_event(pt_symbols *s, const pt_event *ev);
 
-/* Pass 1: hand every event of the trace; those describing code are kept (others ignored).
- * Returns 0 or -ENOMEM. */
-int ps_symbols_feed(struct ps_symbols *s, const struct ps_event *e);
+/* A number that changes whenever the code of the process changes (a CodeLoad or a CodeUnload):
+ * the same address in the same process at two times of the same epoch has the same name. */
+uint64_t pt_symbols_epoch(const pt_symbols *s, uint64_t process);
 
-/* Pass 2: the name of frame `addr` of a stack of process `vpid` recorded at `ns`: the code range
- * live then (an interpreted method's id exactly, code by its return address), else the native
- * symbol ("f", GCC's "f.cold" part named "f"), else "file+0xOFF" in a binary without a symbol
- * there (or whose build id differs from the traced one), else "0xADDR". Written into buf;
- * returns buf. */
-const char *ps_symbols_name(struct ps_symbols *s, int64_t vpid, int64_t ns, uint64_t addr,
-                            char *buf, size_t size);
+/* The name of `addr` in `process` (pt_process_key()) at time `ns`, once every event was handed
+ * over (a rundown recorded after a stack still names it): the code range live then (an
+ * interpreted method's id exactly; machine code by the call before a return address), else the
+ * native symbol ("f"; GCC's "f.cold" part named "f"), else "file+0xOFF" in a binary without a
+ * symbol there (or whose build id differs from the traced one), else "0xADDR". return_address:
+ * addr is a return address (one past its call), as in call stacks; 0 for a sampled IP.
+ * The name lives as long as s. Each (process, address) is looked up in the binaries once. */
+const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address);
 
-#endif /* PS_SYMBOLS_H */
+#endif /* PALEV_TRACE_SYMBOLS_H */

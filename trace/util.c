@@ -1,15 +1,31 @@
 /* SPDX-License-Identifier: MIT */
-/* palev-trace helpers: allocation that cannot fail silently, a pointer map, JSON/HTML escaping. */
+/* palev-trace's small services: memory that cannot fail silently, the hash table, numbers and
+ * escaped text written out, output files renamed into place when complete. */
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "core.h"
+#include "util.h"
+
+/* ---- memory ------------------------------------------------------------------------------------ */
 
 static void out_of_memory(void)
 {
     fputs("palev-trace: error: out of memory\n", stderr);
-    exit(PT_EXIT_DATA);
+    exit(1);
+}
+
+void *pt_xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
 }
 
 void *pt_xcalloc(size_t n, size_t size)
@@ -28,11 +44,171 @@ void *pt_xrealloc(void *p, size_t size)
     return p;
 }
 
+void *pt_xgrow(void *p, size_t *cap, size_t need, size_t size)
+{
+    size_t n = *cap ? *cap : 8;
+    if (need <= *cap)
+        return p;
+    while (n < need)
+        n *= 2;
+    if (n > SIZE_MAX / size)
+        out_of_memory();
+    *cap = n;
+    return pt_xrealloc(p, n * size);
+}
+
 char *pt_xstrdup(const char *s)
 {
-    size_t n = strlen(s) + 1;
-    return memcpy(pt_xcalloc(n, 1), s, n);
+    return pt_xstrndup(s, strlen(s));
 }
+
+char *pt_xstrndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *p = pt_xmalloc(len + 1);
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+char *pt_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        out_of_memory();    /* only an impossible format fails: treated as the worst case */
+    char *s = pt_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ---- the hash table ------------------------------------------------------------------------------ */
+
+uint64_t pt_hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+    return h;
+}
+
+/* Eight bytes at a time: stack keys are hundreds of bytes long. */
+uint64_t pt_hash_bytes(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 29);
+}
+
+static size_t first_slot(const pt_map *m, uint64_t hash)
+{
+    return (size_t)((hash * 0x9E3779B97F4A7C15ull) >> 24) & (m->cap - 1);
+}
+
+static int same_key(const pt_map_slot *s, uint64_t hash, const void *key, size_t len)
+{
+    if (s->hash != hash)
+        return 0;
+    if (!key)
+        return !s->key;
+    return s->key && s->key_len == len && memcmp(s->key, key, len) == 0;
+}
+
+/* The slot holding the key, or the free slot where it would go. */
+static pt_map_slot *find(const pt_map *m, uint64_t hash, const void *key, size_t len)
+{
+    size_t i = first_slot(m, hash);
+    while (m->slots[i].value && !same_key(&m->slots[i], hash, key, len))
+        i = (i + 1) & (m->cap - 1);
+    return &m->slots[i];
+}
+
+static void grow(pt_map *m)
+{
+    pt_map old = *m;
+    m->cap = old.cap ? old.cap * 2 : 64;
+    m->slots = pt_xcalloc(m->cap, sizeof(*m->slots));
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.slots[i].value)
+            *find(m, old.slots[i].hash, old.slots[i].key, old.slots[i].key_len) = old.slots[i];
+    free(old.slots);
+}
+
+static pt_map_slot *put(pt_map *m, uint64_t hash, const void *key, size_t len, void *value)
+{
+    if ((m->len + 1) * 2 > m->cap)
+        grow(m);
+    pt_map_slot *s = find(m, hash, key, len);
+    if (!s->value) {
+        char *copy = NULL;
+        if (key) {
+            copy = pt_xmalloc(len + 1);
+            memcpy(copy, key, len);
+            copy[len] = '\0';
+        }
+        *s = (pt_map_slot){ .hash = hash, .key = copy, .key_len = len };
+        m->len++;
+    }
+    s->value = value;
+    return s;
+}
+
+static void *get(const pt_map *m, uint64_t hash, const void *key, size_t len)
+{
+    return m->cap ? find(m, hash, key, len)->value : NULL;
+}
+
+void *pt_map_get(const pt_map *m, uint64_t key)
+{
+    return get(m, key, NULL, 0);
+}
+
+void pt_map_put(pt_map *m, uint64_t key, void *value)
+{
+    put(m, key, NULL, 0, value);
+}
+
+void *pt_map_get_bytes(const pt_map *m, const void *key, size_t len)
+{
+    return get(m, pt_hash_bytes(key, len), key, len);
+}
+
+const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value)
+{
+    return put(m, pt_hash_bytes(key, len), key, len, value)->key;
+}
+
+void *pt_map_get_str(const pt_map *m, const char *key)
+{
+    return get(m, pt_hash_str(key), key, strlen(key));
+}
+
+const char *pt_map_put_str(pt_map *m, const char *key, void *value)
+{
+    return put(m, pt_hash_str(key), key, strlen(key), value)->key;
+}
+
+void pt_map_free(pt_map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free((void *)m->slots[i].key);
+    free(m->slots);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- numbers and times ----------------------------------------------------------------------------- */
 
 const char *pt_fmt_ns(double ns, char *buf, size_t size)
 {
@@ -47,6 +223,48 @@ const char *pt_fmt_ns(double ns, char *buf, size_t size)
     snprintf(buf, size, "%.0f ns", ns);
     return buf;
 }
+
+const char *pt_fmt_time(int64_t ns, char *buf, size_t size)
+{
+    time_t secs = (time_t)(ns / 1000000000);
+    struct tm tm;
+    char day[32];
+    gmtime_r(&secs, &tm);
+    strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%09lld UTC", day, (long long)(ns % 1000000000));
+    return buf;
+}
+
+void pt_put_u64(FILE *out, uint64_t v)
+{
+    char buf[24], *p = buf + sizeof(buf);
+    do
+        *--p = (char)('0' + v % 10);
+    while ((v /= 10));
+    fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+}
+
+void pt_put_i64(FILE *out, int64_t v)
+{
+    if (v < 0) {
+        putc_unlocked('-', out);
+        pt_put_u64(out, (uint64_t)0 - (uint64_t)v);
+    } else {
+        pt_put_u64(out, (uint64_t)v);
+    }
+}
+
+void pt_put_double(FILE *out, double v)
+{
+    if (!isfinite(v))
+        fputs("null", out);     /* JSON has no NaN or infinity */
+    else if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(int64_t)v)
+        pt_put_i64(out, (int64_t)v);    /* integral: exact, and 10x faster than printf */
+    else
+        fprintf(out, "%.17g", v);
+}
+
+/* ---- escaped text ------------------------------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at s, or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *s)
@@ -63,6 +281,61 @@ static size_t utf8_len(const unsigned char *s)
     if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
         return 0;
     return n;
+}
+
+/* How the terminal text of the sequence at s is written: NULL when as it is (n bytes). */
+static const char *term_escape(const unsigned char *s, size_t *n, char *buf)
+{
+    static const char *const named[32] = { ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r" };
+    *n = utf8_len(s);
+    if (*n == 0) {
+        *n = 1;     /* not UTF-8: the byte itself, as a number */
+    } else if (*n == 1 && s[0] >= 0x20 && s[0] != 0x7F && s[0] != '\\') {
+        return NULL;
+    } else if (*n == 2 && s[0] == 0xC2 && s[1] < 0xA0) {
+        sprintf(buf, "\\u%04x", s[1]);    /* a C1 control: U+0080 .. U+009F */
+        return buf;
+    } else if (*n > 1) {
+        return NULL;
+    }
+    if (s[0] == '\\')
+        return "\\\\";
+    if (s[0] < 0x20 && named[s[0]])
+        return named[s[0]];
+    sprintf(buf, "\\x%02x", s[0]);
+    return buf;
+}
+
+const char *pt_term(pt_text *t, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)(str ? str : "");
+    char buf[8];
+    size_t n, len = 0, cap = 0, i;
+    char *out = NULL;
+    for (i = 0; s[i]; i += n)
+        if (term_escape(s + i, &n, buf))
+            break;
+    if (!s[i])
+        return (const char *)s;     /* nothing to escape: the usual case */
+    for (i = 0; s[i]; i += n) {
+        const char *e = term_escape(s + i, &n, buf);
+        size_t k = e ? strlen(e) : n;
+        out = pt_xgrow(out, &cap, len + k + 1, 1);
+        memcpy(out + len, e ? e : (const char *)s + i, k);
+        len += k;
+    }
+    out[len] = '\0';
+    t->items = pt_xgrow(t->items, &t->cap, t->n + 1, sizeof(*t->items));
+    t->items[t->n++] = out;
+    return out;
+}
+
+void pt_text_free(pt_text *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->items[i]);
+    free(t->items);
+    memset(t, 0, sizeof(*t));
 }
 
 void pt_json_string(FILE *out, const char *str)
@@ -111,87 +384,80 @@ void pt_html_text(FILE *out, const char *str)
     }
 }
 
-void pt_put_u64(FILE *out, uint64_t v)
-{
-    char buf[24], *p = buf + sizeof(buf);
-    do
-        *--p = (char)('0' + v % 10);
-    while ((v /= 10));
-    fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
-}
+/* ---- output files ------------------------------------------------------------------------------- */
 
-void pt_put_i64(FILE *out, int64_t v)
+int pt_output_open(pt_output *o, const char *path)
 {
-    if (v < 0) {
-        putc_unlocked('-', out);
-        pt_put_u64(out, (uint64_t)0 - (uint64_t)v);
-    } else {
-        pt_put_u64(out, (uint64_t)v);
+    memset(o, 0, sizeof(*o));
+    o->tmp = pt_xasprintf("%s.XXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        fprintf(stderr, "palev-trace: error: %s: cannot create it: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
     }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);   /* as fopen() would have made it, not mkstemp()'s 0600 */
+    o->path = pt_xstrdup(path);
+    setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+    return 0;
 }
 
-void pt_put_double(FILE *out, double v)
+static void output_free(pt_output *o)
 {
-    if (!isfinite(v))
-        fputs("null", out);     /* JSON has no NaN or infinity */
-    else if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(int64_t)v)
-        pt_put_i64(out, (int64_t)v);    /* integral: exact, and 10x faster than printf */
-    else
-        fprintf(out, "%.17g", v);
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof(*o));
 }
 
-/* ---- map ---------------------------------------------------------------------------------- */
-
-static size_t slot_of(const pt_map *m, uint64_t key)
+int pt_output_commit(pt_output *o)
 {
-    uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    size_t i = (size_t)(h >> 20) & (m->cap - 1);
-    while (m->values[i] && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
+    int rc = 0;
+    errno = 0;
+    if (fflush(o->f) != 0 || ferror(o->f)) {
+        fprintf(stderr, "palev-trace: error: %s: cannot write it: %s\n", o->path, strerror(errno ? errno : EIO));
+        rc = -1;
+    }
+    if (fclose(o->f) != 0 && rc == 0) {
+        fprintf(stderr, "palev-trace: error: %s: cannot write it: %s\n", o->path, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(o->tmp, o->path) != 0) {
+        fprintf(stderr, "palev-trace: error: %s: cannot put it in place: %s\n", o->path, strerror(errno));
+        rc = -1;
+    }
+    if (rc)
+        unlink(o->tmp);
+    output_free(o);
+    return rc;
 }
 
-void *pt_map_get(const pt_map *m, uint64_t key)
+void pt_output_abort(pt_output *o)
 {
-    return m->cap ? m->values[slot_of(m, key)] : NULL;
+    if (o->f) {
+        fclose(o->f);
+        unlink(o->tmp);
+    }
+    output_free(o);
 }
 
-static void grow(pt_map *m)
+int pt_close_stdout(void)
 {
-    pt_map old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = pt_xcalloc(m->cap, sizeof(*m->keys));
-    m->values = pt_xcalloc(m->cap, sizeof(*m->values));
-    m->len = 0;
-    for (size_t i = 0; i < old.cap; i++)
-        if (old.values[i])
-            pt_map_put(m, old.keys[i], old.values[i]);
-    free(old.keys);
-    free(old.values);
-}
-
-void pt_map_put(pt_map *m, uint64_t key, void *value)
-{
-    if ((m->len + 1) * 2 > m->cap)
-        grow(m);
-    size_t i = slot_of(m, key);
-    if (!m->values[i])
-        m->len++;
-    m->keys[i] = key;
-    m->values[i] = value;
-}
-
-void pt_map_free(pt_map *m)
-{
-    free(m->keys);
-    free(m->values);
-    memset(m, 0, sizeof(*m));
-}
-
-uint64_t pt_hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-    return h;
+    errno = 0;
+    int err = fflush(stdout) != 0 ? errno : 0, failed = err || ferror(stdout);
+    if (fclose(stdout) != 0 && !failed)
+        err = errno, failed = 1;
+    if (!failed)
+        return 0;
+    if (err)
+        fprintf(stderr, "palev-trace: error: cannot write the output: %s\n", strerror(err));
+    else    /* an earlier write failed; why is no longer known */
+        fputs("palev-trace: error: cannot write the output: a write to the standard output failed\n", stderr);
+    return -1;
 }

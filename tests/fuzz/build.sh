@@ -19,7 +19,7 @@ gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 # defines for the others: pal_stubs.c) and the libunwind module.
 pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 # palev-trace's reading core (no command, no main)
-trace_sources="core.c fields.c manifest.c util.c hist.c pair.c counters.c"
+trace_sources="core.c index.c fields.c manifest.c util.c hist.c pair.c counters.c summary.c symbols.c stacks.c"
 
 # sources and libraries of each target
 target_sources() {
@@ -36,7 +36,7 @@ target_sources() {
 target_libs() {
     case $1 in
     fuzz_manifest) echo "-lexpat" ;;
-    fuzz_trace) echo "-lexpat -ljansson -lbabeltrace2 -lm" ;;
+    fuzz_trace) echo "-lexpat -ljansson -lbabeltrace2 -ldw -lm" ;;
     fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread" ;;
     *) echo "-ldl -lpthread" ;;
     esac

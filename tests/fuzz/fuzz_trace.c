@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: palev-trace's reading core over corrupt CTF packets. The input is one data
  * stream file of the golden host's trace (tests/fuzz/trace-metadata.tsdl describes it); every
- * event is decoded (all fields as JSON), paired into activities and read for counters, as the
- * commands do. A damaged stream must give an error status, never a crash or a leak.
+ * event is decoded (all fields as JSON and as terminal text), paired into activities, read for
+ * counters, summarised and handed to the stacks, as the commands do. A damaged stream must give an error status, never a crash or a leak.
  * babeltrace2 2.0.4's decoder itself abort()s on some damaged packets (an assertion; the
  * babeltrace2 command dies too; palev-trace turns it into an error message), and on others
  * allocates without end (the babeltrace2 command too): a child process tries each input first,
@@ -18,7 +18,9 @@
 
 #include "core.h"
 #include "counters.h"
+#include "stacks.h"
 #include "stats.h"
+#include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__lsan_default_suppressions(void);
@@ -60,19 +62,37 @@ static int setup(void)
     return sink_out ? copy_file(PALEV_FUZZ_TRACE_METADATA, path) : -1;
 }
 
-static void on_value(const char *series, const char *event, const char *field, double v, void *data)
+typedef struct readers {
+    pt_pairer pairer;
+    pt_summary summary;
+    pt_stacks *stacks;
+} readers;
+
+static void on_value(const pt_sample *s, void *data)
 {
-    (void)series, (void)event, (void)field, (void)v, (void)data;
+    pt_text t = { 0 };
+    fputs(pt_term(&t, s->series), data);
+    pt_text_free(&t);
 }
 
 static void on_event(const pt_event *ev, void *data)
 {
+    readers *rd = data;
+    pt_value v;
+    pt_text t = { 0 };
     pt_field_json(sink_out, pt_payload(ev));
-    pt_pairer_event(data, ev);
-    pt_counter_values(ev, on_value, NULL);
+    pt_pairer_event(&rd->pairer, ev);
+    pt_counter_values(ev, on_value, sink_out);
+    pt_summary_event(&rd->summary, ev);
+    pt_stacks_event(rd->stacks, ev);
+    if (pt_field_value(pt_member(ev, "Text"), &v) == 0 && v.kind == PT_V_STR)
+        fputs(pt_term(&t, v.s), sink_out);
+    pt_text_free(&t);
 }
 
-/* 1 when babeltrace2 abort()s or runs away reading the stream (in a child: the fuzzer goes on). */
+/* 1 when babeltrace2 abort()s or runs away reading the stream (in a child: the fuzzer goes on).
+ * pt_run() turns the decoder's abort into exit status 1 (PT_EXIT_DATA, said on stderr); the child
+ * exits 0 otherwise. */
 static int decoder_aborts(const pt_input *in)
 {
     pid_t pid = fork();
@@ -83,7 +103,7 @@ static int decoder_aborts(const pt_input *in)
         signal(SIGABRT, SIG_DFL);
         signal(SIGALRM, SIG_DFL);
         alarm(5);
-        if (pt_open(in, &r) == 0)
+        if (freopen("/dev/null", "w", stderr) && pt_open(in, &r) == 0)
             pt_run(r, &none);
         _exit(0);
     }
@@ -92,7 +112,8 @@ static int decoder_aborts(const pt_input *in)
         ;   /* libFuzzer's own SIGALRM ticks */
     if (pid < 0 || got != pid)
         abort();
-    return WIFSIGNALED(status) && (WTERMSIG(status) == SIGABRT || WTERMSIG(status) == SIGALRM);
+    return (WIFSIGNALED(status) && (WTERMSIG(status) == SIGABRT || WTERMSIG(status) == SIGALRM)) ||
+           (WIFEXITED(status) && WEXITSTATUS(status) == PT_EXIT_DATA);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -102,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *paths[1] = { dir }, *manifests[1] = { PALEV_FUZZ_TRACE_MANIFEST };
     pt_input in = { .paths = paths, .npaths = 1, .manifests = manifests, .nmanifests = 1 };
     pt_reader *r = NULL;
-    pt_pairer p;
+    readers rd = { .summary = { 0 } };
     if (ready < 0)
         ready = setup();
     if (ready)
@@ -113,12 +134,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (decoder_aborts(&in))
         return 0;
-    pt_pairer_init(&p, "Kind", NULL);
-    pt_sink sink = { .event = on_event, .data = &p };
+    pt_pairer_init(&rd.pairer, "Kind", NULL);
+    rd.stacks = pt_stacks_new(NULL);
+    pt_sink sink = { .event = on_event, .data = &rd };
     if (pt_open(&in, &r) == 0)
         pt_run(r, &sink);
-    pt_pairer_finish(&p);
-    pt_pairer_free(&p);
+    pt_pairer_finish(&rd.pairer);
+    pt_stacks_finish(rd.stacks);
+    pt_pairer_free(&rd.pairer);
+    pt_summary_free(&rd.summary);
+    pt_stacks_free(rd.stacks);
     pt_close(r);
     return 0;
 }

@@ -16,14 +16,31 @@ session="palev-stacks-$case-$$"
 events=("Palev_Stacks:*" "Paleventing:*" "lttng_ust_statedump:*" "lttng_ust_dl:*")
 dl=liblttng-ust-dl.so.1   # records the plugin's dlopen (bin_info covers what was loaded before)
 
-# run_host ENV... -- ARGS... : the host in a session of its own; sets $pid
+# own_session OUT PID EVENT... : a started session recording the events of process PID only:
+# other tests' processes of the same user may record stacks meanwhile, and would be read too.
+own_session() {
+    local out=$1 p=$2
+    shift 2
+    palev_session_create "$session" "$out"
+    lttng untrack -u -s "$session" --all --vpid >/dev/null && lttng track -u -s "$session" --vpid="$p" >/dev/null ||
+        palev_fail "lttng track --vpid=$p"
+    for ev in "$@"; do
+        lttng enable-event -u -s "$session" -c ch "$ev" >/dev/null || palev_fail "lttng enable-event $ev"
+    done
+    lttng start "$session" >/dev/null || palev_fail "lttng start"
+}
+
+# run_host ENV... -- ARGS... : the host in a session of its own; sets $pid. The shell stops itself
+# before it execs env and the host (the same pid, nothing traced yet): the session tracks it.
 run_host() {
     local envs=()
     while [ "$1" != -- ]; do envs+=("$1"); shift; done
     shift
-    palev_session_start "$session" "$work/trace" "${events[@]}"
-    env "${envs[@]}" "$@" > "$work/host.out" 2> "$work/host.err" &
+    sh -c 'kill -STOP $$; exec env "$@"' sh "${envs[@]}" "$@" > "$work/host.out" 2> "$work/host.err" &
     pid=$!
+    for _ in $(seq 500); do [ "$(ps -o stat= -p "$pid" | cut -c1)" = T ] && break; sleep 0.01; done
+    own_session "$work/trace" "$pid" "${events[@]}"
+    kill -CONT "$pid"
     wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
     palev_session_stop "$session"
 }
@@ -33,9 +50,10 @@ named() {
     /usr/bin/python3 "$here/stacks_oracle.py" "$work/trace" "$pid" | sed -E 's/( < main) < .*$/\1/'
 }
 
-# palev-trace's folded stacks, one line per occurrence as the oracle prints them, cut after main.
+# palev-trace's folded stacks of the host (--pid: other tests' processes of the same user may be
+# in the session), one line per occurrence as the oracle prints them, cut after main.
 tool_stacks() {
-    "$palev_trace" stacks --folded "$@" "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
+    "$palev_trace" stacks --pid "$pid" --folded "$@" "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
         palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
     sed -E 's/ ([0-9]+)$/\t\1/' "$work/folded" | awk -F '\t' '{
         n = split($1, f, ";"); s = f[1] ": " f[n]
@@ -98,7 +116,7 @@ interp)
         > "$work/want"
     check
     # The text report, up to main.
-    "$palev_trace" stacks --event Palev_Stacks:Fire "$work/trace" | sed '/^      main$/q' > "$work/text"
+    "$palev_trace" stacks --pid "$pid" --event Palev_Stacks:Fire "$work/trace" | sed '/^      main$/q' > "$work/text"
     printf '%s\n' "Palev_Stacks:Fire: 1 stack, 1 distinct" "  #1  1 (100.0%)" "      stack_c" \
         "      Script.inner" "      Script.outer" "      stack_interp_loop" "      interp" \
         "      main" | diff -u - "$work/text" || palev_fail "palev-trace stacks: the text differs"
@@ -124,7 +142,7 @@ rundown)
     pid=$!
     for _ in $(seq 300); do [ -e "$flag" ] && break; sleep 0.05; done
     [ -e "$flag" ] || palev_fail "the host did not load its code"
-    palev_session_start "$session" "$work/trace" "${events[@]}"
+    own_session "$work/trace" "$pid" "${events[@]}"
     rm -f "$flag"
     wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
     palev_session_stop "$session"
@@ -161,7 +179,7 @@ minivm)
     tool_stacks --event GCStart | sort | diff -u "$work/oracle" - ||
         palev_fail "minivm: palev-trace names the GCStart stacks otherwise"
     # The HTML report's "Where they come from": the same two call paths under GCStart.
-    "$palev_trace" report -o "$work/report.html" "$work/trace" 2> "$work/report.err" ||
+    "$palev_trace" report --pid "$pid" -o "$work/report.html" "$work/trace" 2> "$work/report.err" ||
         palev_fail "palev-trace report exited $?: $(cat "$work/report.err")"
     /usr/bin/python3 - "$work/report.html" <<'PY' | sed -E 's/( < main) < .*$/\1/' | sort |
 import re, sys
@@ -173,6 +191,27 @@ for count, path in re.findall(r'<tr><td>(\d+) \([^)]*\)</td><td><ol class="stack
         print("Palev_Runtime:GCStart: " + " < ".join(re.findall(r"<li>(.*?)</li>", path)))
 PY
         diff -u "$work/oracle" - || palev_fail "minivm: the report's call paths differ"
+    # The Chrome export: each GCStart's record carries its stack ("sf" into "stackFrames", every
+    # frame named as the oracle names it); no Stack event is a record of its own.
+    "$palev_trace" export --pid "$pid" -o "$work/chrome.json" "$work/trace" 2> "$work/export.err" ||
+        palev_fail "palev-trace export exited $?: $(cat "$work/export.err")"
+    /usr/bin/python3 - "$work/chrome.json" "$pid" <<'PY' | sed -E 's/( < main) < .*$/\1/' | sort |
+import json, sys
+doc = json.load(open(sys.argv[1]))
+frames, pid = doc["stackFrames"], int(sys.argv[2])
+for r in doc["traceEvents"]:
+    if r.get("name") == "Stack" or "frames" in r.get("args", {}):
+        sys.exit("a Stack event exported as a record: %s" % r)
+    if r["pid"] == pid and "sf" in r:
+        if (r["ph"], r["name"], r["cat"]) != ("B", "GC", "Palev_Runtime"):
+            sys.exit("a stack on another record than GCStart's: %s" % r)
+        chain, f = [], str(r["sf"])
+        while f:
+            chain.append(frames[f]["name"])
+            f = frames[f].get("parent")
+        print("Palev_Runtime:GCStart: " + " < ".join(chain))
+PY
+        diff -u "$work/oracle" - || palev_fail "minivm: the Chrome export's stacks differ"
     ;;
 collect)
     # As a user does it: palev-collect --stacks, then palev-trace stacks, the manifest read from
@@ -181,7 +220,8 @@ collect)
     "$collect" -m "$here/../../manifest/runtime.man" --keywords GC --stacks -o "$work/trace" \
         -- "$minivm" "$here/gc_stacks.masm" > "$work/collect.out" 2> "$work/collect.err" ||
         palev_fail "palev-collect --stacks exited $?: $(cat "$work/collect.err")"
-    "$palev_trace" stacks --event GCStart "$work/trace" > "$work/stacks.txt" 2> "$work/tool.err" ||
+    cpid=$(sed -n 's/^palev-collect: .* runs as pid \([0-9]*\)$/\1/p' "$work/collect.out" "$work/collect.err" | head -1)
+    "$palev_trace" stacks ${cpid:+--pid "$cpid"} --event GCStart "$work/trace" > "$work/stacks.txt" 2> "$work/tool.err" ||
         palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
     cat "$work/stacks.txt"
     head -1 "$work/stacks.txt" | grep -q '^Palev_Runtime:GCStart: 2 stacks, 2 distinct$' ||
@@ -196,8 +236,7 @@ minivm-rundown)
     "$minivm" "$here/gc_late.masm" > "$work/host.out" 2> "$work/host.err" &
     pid=$!
     sleep 0.5
-    palev_session_start "$session" "$work/trace" "Palev_Runtime:GCStart" "Paleventing:*" \
-        "lttng_ust_statedump:*"
+    own_session "$work/trace" "$pid" "Palev_Runtime:GCStart" "Paleventing:*" "lttng_ust_statedump:*"
     wait $pid || palev_fail "minivm exited $?: $(cat "$work/host.err")"
     palev_session_stop "$session"
     babeltrace2 "$work/trace" | grep -F "vpid = $pid }" | grep -F 'name = "Stacks.Late.hot[jit]"' |
@@ -217,7 +256,7 @@ speedscope)
     . "$here/../trace/browser.sh"
     trap 'pt_unserve; palev_cleanup_sessions' EXIT
     run_host LD_PRELOAD=$dl PALEV_STACK_DEPTH=64 -- "$host" chains "$plugin"
-    "$palev_trace" export --format speedscope -o "$work/gc.json" "$work/trace" ||
+    "$palev_trace" export --pid "$pid" --format speedscope -o "$work/gc.json" "$work/trace" ||
         palev_fail "export --format speedscope exited $?"
     /usr/bin/python3 - "$work/gc.json" > "$work/tool" <<'PY' || palev_fail "the export is not speedscope's format"
 import json, sys
@@ -262,14 +301,14 @@ stress)
     "$host" stress "$work/running" > "$work/host.out" 2> "$work/host.err" &
     pid=$!
     for i in 1 2 3; do
-        palev_session_start "$session" "$work/trace$i" "${events[@]}"
+        own_session "$work/trace$i" "$pid" "${events[@]}"
         sleep 0.3
         palev_session_stop "$session"
     done
     rm -f "$work/running"
     wait $pid || palev_fail "the host exited $?: $(cat "$work/host.err")"
     mv "$work/trace1" "$work/trace"
-    "$palev_trace" stacks --folded --event Fire "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
+    "$palev_trace" stacks --pid "$pid" --folded --event Fire "$work/trace" > "$work/folded" 2> "$work/tool.err" ||
         palev_fail "palev-trace stacks exited $?: $(cat "$work/tool.err")"
     [ -s "$work/folded" ] || palev_fail "no Fire stack recorded"
     grep -v ';stress_fire [0-9]*$' "$work/folded" > "$work/bad"

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # palev-trace on bad input: each case must give its exact message and exit code, never a crash:
-# no trace, a file, a missing path, damaged streams and metadata, an empty trace, lost events
-# (recorded for real with tiny buffers), manifests that do not match the trace, usage errors.
-# usage: bad_input.sh PALEV_TRACE GOLDEN_WORKDIR WORKDIR [GOLDEN_HOST]
+# no trace, a file, a missing path, damaged streams and metadata, an empty trace, stream files
+# emptied or deleted (the index says what is missing), a trace given twice, a trace deep below
+# its input, lost events (recorded for real with tiny buffers), manifests that do not match the
+# trace, usage errors, an output that cannot be written, an -o file kept when nothing could be
+# read, an abort of our own never blamed on the trace.
+# usage: bad_input.sh PALEV_TRACE GOLDEN_WORKDIR WORKDIR [GOLDEN_HOST [ABORT_PRELOAD]]
 set -u
-pt=$1 golden=$2 work=$3 host=${4:-}
+pt=$1 golden=$2 work=$3 host=${4:-} preload=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../e2e/lib.sh"
 trace=$golden/trace
@@ -55,6 +58,64 @@ expect 1 "badmeta: not a readable CTF trace" -- "$pt" summary "$work/badmeta"
 # an empty trace: the metadata and no stream
 mkdir -p "$work/empty" && cp "$meta/metadata" "$work/empty/"
 expect 1 "the trace holds no event" -- "$pt" summary "$work/empty"
+
+# stream files emptied or deleted after recording: the index lists their packets
+cp -r "$trace" "$work/emptied"
+e=$(find "$work/emptied" -name "$(basename "$stream")")
+size=$(stat -c %s "$e")
+: > "$e"
+expect 1 "error: $e: [1-9][0-9]* packets \($size bytes\) the trace's index lists are missing from this stream file \(emptied, cut short or deleted after recording\): their events are not read" -- \
+    "$pt" summary "$work/emptied"
+grep -qE "^  $e: [1-9][0-9]* packets \($size bytes\) MISSING" "$work/out" && ! grep -q "none: the trace holds every event" "$work/out" ||
+    { echo "FAIL: summary's lost events do not say the packets are missing: $(grep -A2 '^lost events' "$work/out")"; status=1; }
+rm "$e"
+expect 1 "error: $e: [1-9][0-9]* packets \($size bytes\) the trace's index lists are missing" -- "$pt" activities "$work/emptied"
+
+# the same trace twice, or a directory and one below it: read once, and said
+real=$(find "$trace" -name metadata -printf '%h\n' | head -1)
+"$pt" summary "$trace" > "$work/once" 2>&1 || { echo "FAIL: summary of the golden trace exited $?"; status=1; }
+expect 0 "^palev-trace: warning: $real: this trace was found twice \(an input given twice, or inside another one\): read once$" -- \
+    "$pt" summary "$trace" "$trace/ust"
+cmp -s "$work/once" "$work/out" || { echo "FAIL: a trace given twice is not read once:"; diff "$work/once" "$work/out" | head -5; status=1; }
+ln -s "$(realpath "$trace")" "$work/link"
+expect 0 "^palev-trace: warning: $work/link/${real#$trace/}: this trace is $real, found already" -- \
+    "$pt" activities "$trace" "$work/link"
+
+# a trace deep below its input: found at any depth, as babeltrace2 finds it
+deep=$work/deep/1/2/3/4/5/6/7/8/9/10/11/12
+mkdir -p "$deep" && cp -r "$trace" "$deep/"
+"$pt" summary "$work/deep" > "$work/out" 2> "$work/err" && [ ! -s "$work/err" ] &&
+    cmp -s "$work/once" <(sed "s|$deep/trace|$trace|" "$work/out") ||
+    { echo "FAIL: the trace 17 directories down is not read as it is: $(head -3 "$work/err")"; status=1; }
+
+# an output that cannot be written: said, exit 1
+for cmd in summary activities counters; do
+    "$pt" $cmd "$trace" > /dev/full 2> "$work/err"
+    rc=$?
+    [ $rc = 1 ] && grep -q "^palev-trace: error: cannot write the output: " "$work/err" ||
+        { echo "FAIL: $cmd > /dev/full exited $rc: $(cat "$work/err")"; status=1; continue; }
+    echo "ok: $cmd > /dev/full: exit $rc: $(cat "$work/err")"
+done
+
+# -o FILE when nothing can be read: the file is left as it was
+for args in "export" "export --format speedscope" "report"; do
+    echo precious > "$work/keep"
+    expect 1 "badmeta: not a readable CTF trace" -- "$pt" $args -o "$work/keep" "$work/badmeta"
+    [ "$(cat "$work/keep")" = precious ] || { echo "FAIL: $args -o emptied the file"; status=1; }
+    [ -z "$(ls "$work" | grep '^keep\.')" ] || { echo "FAIL: $args left its temporary file: $(ls "$work")"; status=1; }
+done
+
+# our own abort (a sink callback's, here jansson's json_loads aborting) is a crash, not damage
+if [ -n "$preload" ]; then
+    ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 LD_PRELOAD=$preload "$pt" counters "$trace" > /dev/null 2> "$work/err"
+    rc=$?
+    if [ $rc = 134 ] && ! grep -q "damaged" "$work/err"; then
+        echo "ok: an abort outside babeltrace2's decoder is SIGABRT (exit $rc), not \"damaged\""
+    else
+        echo "FAIL: an abort of palev-trace's own exited $rc: $(head -3 "$work/err")"
+        status=1
+    fi
+fi
 
 # manifests: not this trace's, one that disagrees with it, one that is not valid
 expect 1 "runtime.man does not describe this trace: no event of its provider Palev_Runtime is in it" -- \

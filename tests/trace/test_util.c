@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of palev-trace's services: the hash table keeps keys whose hashes collide apart,
+ * terminal text is escaped, a command's own options and the shared ones are parsed from one
+ * table each. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "command.h"
+
+/* Two event names with the same FNV-1a 64-bit hash (found with a distinguished-point search). */
+static const char collide_a[] = "Ev:R6MrKe6TXPM", collide_b[] = "Ev:CmbqjLx4J_P";
+
+static void colliding_strings_stay_apart(void **state)
+{
+    pt_map m = { 0 };
+    int a = 1, b = 2;
+    (void)state;
+    assert_true(pt_hash_str(collide_a) == pt_hash_str(collide_b));   /* the premise */
+    const char *ka = pt_map_put_str(&m, collide_a, &a);
+    assert_ptr_equal(pt_map_get_str(&m, collide_a), &a);
+    assert_null(pt_map_get_str(&m, collide_b));
+    pt_map_put_str(&m, collide_b, &b);
+    assert_ptr_equal(pt_map_get_str(&m, collide_a), &a);
+    assert_ptr_equal(pt_map_get_str(&m, collide_b), &b);
+    assert_string_equal(ka, collide_a);
+    assert_int_equal(m.len, 2);
+    pt_map_free(&m);
+}
+
+static void many_keys_of_each_kind(void **state)
+{
+    pt_map ints = { 0 }, strs = { 0 }, bytes = { 0 };
+    char key[32];
+    (void)state;
+    for (uintptr_t i = 1; i <= 5000; i++) {
+        uint64_t k[2] = { i, i * 7 };
+        snprintf(key, sizeof(key), "key %lu", (unsigned long)i);
+        pt_map_put(&ints, i << 20, (void *)i);
+        pt_map_put_str(&strs, key, (void *)i);
+        pt_map_put_bytes(&bytes, k, sizeof(k), (void *)i);
+    }
+    pt_map_put(&ints, 7 << 20, (void *)(uintptr_t)99);     /* a value replaced */
+    for (uintptr_t i = 1; i <= 5000; i++) {
+        uint64_t k[2] = { i, i * 7 };
+        snprintf(key, sizeof(key), "key %lu", (unsigned long)i);
+        assert_int_equal((uintptr_t)pt_map_get(&ints, i << 20), i == 7 ? 99 : i);
+        assert_int_equal((uintptr_t)pt_map_get_str(&strs, key), i);
+        assert_int_equal((uintptr_t)pt_map_get_bytes(&bytes, k, sizeof(k)), i);
+    }
+    assert_null(pt_map_get(&ints, 1));
+    assert_null(pt_map_get_str(&strs, "key 0"));
+    assert_int_equal(ints.len, 5000);
+    pt_map_free(&ints);
+    pt_map_free(&strs);
+    pt_map_free(&bytes);
+}
+
+static void terminal_text_is_escaped(void **state)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        { "plain UTF-8: h\xC3\xA9llo \xE6\x97\xA5", NULL },
+        { "red \x1b[31mtext\x1b[0m", "red \\x1b[31mtext\\x1b[0m" },
+        { "line\nbreak\ttab\rret", "line\\nbreak\\ttab\\rret" },
+        { "title \x1b]0;pwned\x07 bell", "title \\x1b]0;pwned\\x07 bell" },
+        { "back\\slash", "back\\\\slash" },
+        { "del\x7f c1 \xC2\x9B csi", "del\\x7f c1 \\u009b csi" },
+        { "bad \xFF\xC3 utf8", "bad \\xff\\xc3 utf8" },
+    };
+    pt_text t = { 0 };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = pt_term(&t, cases[i].in);
+        if (!cases[i].out)
+            assert_ptr_equal(got, cases[i].in);     /* nothing to escape: no copy */
+        else
+            assert_string_equal(got, cases[i].out);
+    }
+    assert_string_equal(pt_term(&t, NULL), "");
+    pt_text_free(&t);
+}
+
+/* ---- the command skeleton ----------------------------------------------------------------------- */
+
+static const pt_command cmd = { .name = "demo", .synopsis = "[--top N] -o FILE TRACE...",
+                                .help = "a command for the test", .min_inputs = 1 };
+
+typedef struct demo_opts {
+    pt_input in;
+    const char *output;
+    unsigned top;
+    int folded;
+} demo_opts;
+
+static int parse(demo_opts *o, const char *const *args)
+{
+    char *argv[16];
+    int argc = 0;
+    const pt_option options[] = {
+        { "output", 'o', PT_OPT_STRING, &o->output, NULL, "FILE", "where", 1 },
+        { "top", 0, PT_OPT_COUNT, &o->top, NULL, "N", "how many", 0 },
+        { "folded", 0, PT_OPT_FLAG, &o->folded, NULL, NULL, "folded", 0 },
+        PT_OPTIONS_END,
+    };
+    for (argv[argc++] = (char *)"demo"; *args; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    return pt_parse_args(&cmd, options, argc, argv, &o->in);
+}
+
+static void options_from_two_tables(void **state)
+{
+    demo_opts o = { .top = 10 };
+    (void)state;
+    assert_int_equal(parse(&o, (const char *const[]){ "T1", "-m", "a.man", "--top", "3", "-o", "out",
+                                                      "--manifest=b.man", "--folded", "T2", NULL }), PT_RUN);
+    assert_string_equal(o.output, "out");
+    assert_int_equal(o.top, 3);
+    assert_int_equal(o.folded, 1);
+    assert_int_equal(o.in.nmanifests, 2);
+    assert_string_equal(o.in.manifests[1], "b.man");
+    assert_int_equal(o.in.npaths, 2);
+    assert_string_equal(o.in.paths[0], "T1");
+    assert_string_equal(o.in.paths[1], "T2");
+    pt_input_free(&o.in);
+}
+
+static void usage_errors(void **state)
+{
+    static const char *const bad[][8] = {
+        { "-o", "x", NULL },                        /* no TRACE */
+        { "T", NULL },                              /* -o missing */
+        { "-o", "x", "--top", "many", "T", NULL },  /* not a count */
+        { "-o", "x", "--by", "F", "T", NULL },      /* another command's */
+        { "-o", "x", "T", "--top", NULL },          /* no argument */
+    };
+    FILE *saved = stderr;
+    (void)state;
+    stderr = fopen("/dev/null", "w");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        demo_opts o = { 0 };
+        assert_int_equal(parse(&o, bad[i]), PT_EXIT_USAGE);
+        pt_input_free(&o.in);
+    }
+    fclose(stderr);
+    stderr = saved;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(colliding_strings_stay_apart),
+        cmocka_unit_test(many_keys_of_each_kind),
+        cmocka_unit_test(terminal_text_is_escaped),
+        cmocka_unit_test(options_from_two_tables),
+        cmocka_unit_test(usage_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
