@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/* palev-collect: record what an ETW session with these keywords and this level would get from the
+ * manifests' providers (palev-gen enable-list), plus paleventing's own events, while COMMAND
+ * runs; then say on stderr when a provider was not loaded or nothing was recorded. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+
+static const char usage_text[] =
+    "usage: palev-collect -m MANIFEST [-m MANIFEST]... [-e EVENT]... [--keywords K] [--level N]\n"
+    "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L] [-o DIR]\n"
+    "                     [--no-check]\n"
+    "                     -- COMMAND [ARG...]\n"
+    "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
+    "  -e EVENT                also these LTTng events, wildcards allowed (repeatable): typed events\n"
+    "                          the program defines at run time, e.g. -e 'MiniVM_*'\n"
+    "  --keywords K            keyword names (any case, \"GC\" or \"GCKeyword\") or a hex mask;\n"
+    "                          default: every keyword\n"
+    "  --level N               ETW level: 1 Critical .. 5 Verbose; default 0, every level\n"
+    "  --eventsource-filter S  passed to COMMAND as PALEV_EVENTSOURCE_FILTER (EventSource names)\n"
+    "  --stacks                a call stack after every recorded event, and the JIT code described\n"
+    "                          (Paleventing:Stack, CodeLoad, CodeUnload, CodeRundown, lttng_ust_dl:*):\n"
+    "                          palev-trace stacks names every frame\n"
+    "  --live                  stream through an lttng-relayd on 127.0.0.1 and print the events as\n"
+    "                          they arrive (a relayd is started, and stopped after, if none listens)\n"
+    "  --relayd-ports C,D,L    the relayd's control, data and live ports on 127.0.0.1 (default\n"
+    "                          5342,5343,5344: lttng's own)\n"
+    "  -o DIR                  where the trace goes (default: ./palev-trace-DATE-TIME); the\n"
+    "                          manifests used are copied to DIR/palev-manifests/\n"
+    "  --no-check              do not read the trace after the run\n"
+    "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
+    "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
+    "could not be set up.\n";
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+enum { OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK };
+
+static const struct option long_options[] = {
+    { "keywords", required_argument, NULL, OPT_KEYWORDS },
+    { "level", required_argument, NULL, OPT_LEVEL },
+    { "eventsource-filter", required_argument, NULL, OPT_ES_FILTER },
+    { "live", no_argument, NULL, OPT_LIVE },
+    { "relayd-ports", required_argument, NULL, OPT_PORTS },
+    { "stacks", no_argument, NULL, OPT_STACKS },
+    { "no-check", no_argument, NULL, OPT_NO_CHECK },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("palev-collect: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s", usage_text);
+    return PC_EXIT_USAGE;
+}
+
+/* The name of the option getopt_long stopped at, as the user wrote it. */
+static const char *option_name(int val)
+{
+    static char shortname[3] = "-?";
+    for (const struct option *o = long_options; o->name; o++)
+        if (o->val == val) {
+            static char longname[40];
+            snprintf(longname, sizeof(longname), "--%s", o->name);
+            return longname;
+        }
+    shortname[1] = (char)val;
+    return shortname;
+}
+
+static int set_ports(pc_opts *o, const char *arg)
+{
+    unsigned p[3];
+    char end;
+    if (sscanf(arg, "%5u,%5u,%5u%c", &p[0], &p[1], &p[2], &end) != 3 || !p[0] || !p[1] || !p[2] ||
+        p[0] > 65535 || p[1] > 65535 || p[2] > 65535 || strspn(arg, "0123456789,") != strlen(arg))
+        return usage_error("--relayd-ports wants three port numbers CONTROL,DATA,LIVE, not \"%s\"", arg);
+    o->control_port = p[0];
+    o->data_port = p[1];
+    o->live_port = p[2];
+    return 0;
+}
+
+/* One option; returns 0, -1 for --help, or the exit status of a usage error. */
+static int set_option(pc_opts *o, int letter, const char *arg)
+{
+    switch (letter) {
+    case 'm': pc_strv_push(&o->manifests, arg); return 0;
+    case 'e': pc_strv_push(&o->extra, arg); return 0;
+    case 'o': o->out = arg; return 0;
+    case OPT_KEYWORDS: o->keywords = *arg ? arg : NULL; return 0;
+    case OPT_LEVEL: o->level = *arg ? arg : NULL; return 0;
+    case OPT_ES_FILTER: o->es_filter = *arg ? arg : NULL; return 0;
+    case OPT_LIVE: o->live = 1; return 0;
+    case OPT_STACKS: o->stacks = 1; return 0;
+    case OPT_NO_CHECK: o->check = 0; return 0;
+    case OPT_PORTS: return set_ports(o, arg);
+    case 'h': fputs(usage_text, stdout); return -1;
+    default: return PC_EXIT_USAGE;
+    }
+}
+
+static int parse_args(pc_opts *o, int argc, char **argv)
+{
+    int letter, rc;
+    *o = (pc_opts){ .check = 1, .control_port = 5342, .data_port = 5343, .live_port = 5344 };
+    opterr = 0;
+    while ((letter = getopt_long(argc, argv, "+:m:e:o:h", long_options, NULL)) != -1) {
+        if (letter == ':')
+            return usage_error("%s needs a value", option_name(optopt));
+        if (letter == '?')
+            return usage_error("unknown option \"%s\"", argv[optind - 1]);
+        if ((rc = set_option(o, letter, optarg)))
+            return rc;
+    }
+    if (optind >= argc)
+        return usage_error("%s", "no COMMAND to run");
+    if (!o->manifests.n)
+        return usage_error("%s", "no manifest: give the program's with -m");
+    o->command = argv + optind;
+    return 0;
+}
+
+/* ---- before the run ----------------------------------------------------------------------- */
+
+static int find_tools(pc_ctx *c)
+{
+    const char *tools[] = { "lttng", "babeltrace2", c->o.live ? "lttng-relayd" : NULL };
+    for (size_t i = 0; i < 3 && tools[i]; i++) {
+        char *path = pc_which(tools[i]);
+        if (!path)
+            return pc_fail(PC_EXIT_USAGE, "missing tool: %s (Debian: apt-get install lttng-tools babeltrace2)",
+                           tools[i]);
+        free(path);
+    }
+    const char *env = getenv("PALEV_GEN");
+    if (env && *env) {
+        c->gen = pc_is_executable(env) ? pc_strdup(env) : NULL;
+    } else {
+        char *beside = pc_printf("%s/palev-gen", pc_self_dir());
+        char *build = pc_printf("%s/../generator/palev-gen", pc_self_dir());
+        c->gen = pc_is_executable(beside) ? pc_strdup(beside)
+                 : pc_is_executable(build) ? pc_strdup(build) : pc_which("palev-gen");
+        free(beside);
+        free(build);
+    }
+    if (!c->gen)
+        return pc_fail(PC_EXIT_USAGE, "missing tool: palev-gen (install paleventing, or set PALEV_GEN)");
+    for (size_t i = 0; i < c->o.manifests.n; i++)
+        if (access(c->o.manifests.v[i], R_OK))
+            return pc_fail(PC_EXIT_USAGE, "cannot read the manifest %s", c->o.manifests.v[i]);
+    return 0;
+}
+
+/* DIR, absolute; its parent is created. */
+static int choose_dir(pc_ctx *c)
+{
+    char name[64], parent[PATH_MAX];
+    const char *out = c->o.out;
+    if (!out) {
+        time_t now = time(NULL);
+        strftime(name, sizeof(name), "palev-trace-%Y%m%d-%H%M%S", localtime(&now));
+        out = name;
+    }
+    char *copy = pc_strdup(out);
+    for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+        copy[n - 1] = '\0';
+    char *slash = strrchr(copy, '/');
+    const char *base = slash ? slash + 1 : copy, *up = !slash ? "." : slash == copy ? "/" : copy;
+    if (slash && slash != copy)
+        *slash = '\0';
+    int ok = *base && strcmp(base, ".") && strcmp(base, "..") && pc_mkdirs(up, 0777) == 0 &&
+             realpath(up, parent);
+    if (ok)
+        c->out = pc_printf("%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+    free(copy);
+    return ok ? 0 : pc_fail(PC_EXIT_USAGE, "cannot use %s", out);
+}
+
+static int create_session(pc_ctx *c)
+{
+    char *events = pc_event_list(c);
+    int rc = pc_session_create(c, events);
+    free(events);
+    if (rc)
+        return rc;
+    pc_buf list = { 0 };
+    for (size_t i = 0; i < c->providers.n; i++)
+        pc_buf_printf(&list, " %s", c->providers.v[i]);
+    pc_say("session %s records %zu events of%s and paleventing's own", c->session, pc_event_count(c),
+           list.data ? list.data : "");
+    pc_buf_free(&list);
+    return 0;
+}
+
+static int relayd_if_live(pc_ctx *c)
+{
+    return c->o.live ? pc_relayd_ensure(c) : 0;
+}
+
+static int viewer_if_live(pc_ctx *c)
+{
+    return c->o.live ? pc_viewer_start(c) : 0;
+}
+
+/* Each step says why it failed; a signal between two steps ends the set-up too. */
+static int setup(pc_ctx *c)
+{
+    static int (*const steps[])(pc_ctx *) = {
+        find_tools, pc_select_events, choose_dir, pc_sessiond_ensure, relayd_if_live, create_session,
+        pc_program_fork, viewer_if_live, pc_session_start,
+    };
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        int rc = steps[i](c), sig = pc_signal_take(NULL);
+        if (rc)
+            return rc;
+        if (sig)
+            return pc_fail(128 + sig, "interrupted (%s) before %s ran: nothing recorded", strsignal(sig),
+                           c->o.command[0]);
+    }
+    return 0;
+}
+
+/* ---- after the run ------------------------------------------------------------------------ */
+
+static int copy_file(const char *from, const char *to)
+{
+    char buf[65536];
+    ssize_t n = 0;
+    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+    if (in >= 0)
+        out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+        if (write(out, buf, (size_t)n) != n)
+            break;
+    if (out >= 0 && n == 0)
+        rc = close(out);
+    else if (out >= 0)
+        close(out);
+    if (in >= 0)
+        close(in);
+    return rc;
+}
+
+/* The manifests beside the trace, for the tools reading it (palev-trace). */
+static int keep_manifests(pc_ctx *c)
+{
+    char *dir = pc_printf("%s/palev-manifests", c->out);
+    int rc = pc_mkdirs(dir, 0777) ? pc_fail(PC_EXIT_SETUP, "cannot create %s", dir) : 0;
+    for (size_t i = 0; i < c->o.manifests.n && !rc; i++) {
+        const char *m = c->o.manifests.v[i], *slash = strrchr(m, '/');
+        const char *base = slash ? slash + 1 : m;
+        size_t len = strlen(base);
+        if (len > 4 && strcmp(base + len - 4, ".man") == 0)
+            len -= 4;
+        char *dest = pc_printf("%s/%.*s.man", dir, (int)len, base);
+        if (access(dest, F_OK) == 0) {
+            free(dest);
+            dest = pc_printf("%s/%.*s-%zu.man", dir, (int)len, base, i);
+        }
+        if (copy_file(m, dest))
+            rc = pc_fail(PC_EXIT_SETUP, "cannot copy %s to %s", m, dir);
+        free(dest);
+    }
+    free(dir);
+    return rc;
+}
+
+static void summary(const pc_ctx *c)
+{
+    pc_say("%s exited %d", c->o.command[0], c->status);
+    if (!c->o.live) {
+        pc_say("trace in %s", c->out);
+        pc_say("read it with: babeltrace2 %s", c->out);
+    } else if (c->relayd) {
+        struct utsname u;
+        uname(&u);
+        pc_say("trace in %s/%s/ (written by the relayd)", c->out, u.nodename);
+    }
+}
+
+static int run(pc_ctx *c)
+{
+    int e, rc;
+    pc_say("%s runs as pid %d", c->o.command[0], (int)c->pid);
+    e = pc_program_release(c);
+    if (e)
+        pc_warn("cannot run %s: %s", c->o.command[0], strerror(e));
+    pc_program_wait(c);
+    pc_session_end(c);
+    if (c->o.live)
+        pc_viewer_stop(c);
+    rc = keep_manifests(c);
+    summary(c);
+    if (!rc && !e && c->o.check && (!c->o.live || c->relayd))
+        pc_check_trace(c);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    pc_ctx c = { .go_fd = -1, .report_fd = -1 };
+    int rc;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    pc_signals_init();
+    rc = parse_args(&c.o, argc, argv);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    rc = setup(&c);
+    if (!rc)
+        rc = run(&c);
+    pc_program_abandon(&c);
+    pc_lttng_cleanup(&c);
+    pc_strv_free(&c.o.manifests);
+    pc_strv_free(&c.o.extra);
+    pc_strv_free(&c.providers);
+    free(c.gen);
+    free(c.out);
+    free(c.events);
+    return rc ? rc : c.status;
+}
