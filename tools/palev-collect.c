@@ -41,7 +41,8 @@ static const char usage_text[] =
     "  --no-check              do not read the trace after the run\n"
     "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
     "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
-    "could not be set up.\n";
+    "could not be set up; 127 when COMMAND is not found, 126 when it cannot run (said before\n"
+    "anything is set up).\n";
 
 /* ---- options ------------------------------------------------------------------------------ */
 
@@ -170,6 +171,23 @@ static int find_tools(pc_ctx *c)
     return 0;
 }
 
+/* The program must exist before any session does: execvp's search, its exit statuses (127: not
+ * found, 126: found, not executable). */
+static int find_program(pc_ctx *c)
+{
+    const char *name = c->o.command[0];
+    char *path = pc_which(name);
+    if (path) {
+        free(path);
+        return 0;
+    }
+    if (errno == EACCES)
+        return pc_fail(126, "cannot run %s: not an executable file: nothing recorded", name);
+    if (strchr(name, '/'))
+        return pc_fail(127, "cannot run %s: no such file: nothing recorded", name);
+    return pc_fail(127, "cannot run %s: command not found: nothing recorded", name);
+}
+
 /* DIR, absolute; its parent is created. */
 static int choose_dir(pc_ctx *c)
 {
@@ -225,7 +243,7 @@ static int viewer_if_live(pc_ctx *c)
 static int setup(pc_ctx *c)
 {
     static int (*const steps[])(pc_ctx *) = {
-        find_tools, pc_select_events, choose_dir, pc_sessiond_ensure, relayd_if_live, create_session,
+        find_tools, find_program, pc_select_events, choose_dir, pc_sessiond_ensure, relayd_if_live, create_session,
         pc_program_fork, viewer_if_live, pc_session_start,
     };
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -302,15 +320,16 @@ static int run(pc_ctx *c)
     int e, rc;
     pc_say("%s runs as pid %d", c->o.command[0], (int)c->pid);
     e = pc_program_release(c);
-    if (e)
-        pc_warn("cannot run %s: %s", c->o.command[0], strerror(e));
     pc_program_wait(c);
     pc_session_end(c);
     if (c->o.live)
         pc_viewer_stop(c);
+    /* It passed find_program(), yet exec failed (a missing ELF interpreter, say). */
+    if (e)
+        return pc_fail(c->status, "cannot run %s: %s: nothing recorded", c->o.command[0], strerror(e));
     rc = keep_manifests(c);
     summary(c);
-    if (!rc && !e && c->o.check && (!c->o.live || c->relayd))
+    if (!rc && c->o.check && (!c->o.live || c->relayd))
         pc_check_trace(c);
     return rc;
 }

@@ -8,7 +8,9 @@
 #   live       --live streams through an lttng-relayd on loopback; the relayd it started is gone
 #   noprovider minivm without its probe provider: the reason and the hint on stderr, the
 #              ProviderStatus event in the trace, the exit status still the program's
-#   errors     unknown keywords, missing tools and bad usage exit 2 with a message
+#   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
+#              that does not exist or cannot run exits 127 or 126 before any session or
+#              directory exists, with one line saying so
 # usage: sample_collect.sh MODE COLLECT_SH PALEV_GEN MINIVM WORKDIR
 set -u
 mode=$1 collect=$2 gen=$3 minivm=$4 work=$5
@@ -173,6 +175,20 @@ errors)
         "$pcollect" -m "$manifest" --keywords nope -- true
     expect_exit 2 'cannot read the manifest' "$collect" -m /nonexistent.man -- true
     echo "usage errors, unknown keywords and missing tools exit 2"
+    # The program is looked for as execvp would, before anything is set up.
+    : > notexec.sh
+    for c in "127 palev-no-such-program command not found" "127 $work/missing/prog no such file" \
+             "126 $work/notexec.sh not an executable file" "126 $work not an executable file"; do
+        read -r code prog why <<< "$c"
+        "$pcollect" -m "$manifest" -o "$work/none" -- "$prog" arg > none.out 2> none.err
+        rc=$?
+        [ $rc = "$code" ] || palev_fail "$prog: exit $rc, want $code: $(cat none.out none.err)"
+        echo "palev-collect: cannot run $prog: $why: nothing recorded" | diff -u - none.err ||
+            palev_fail "$prog: not the one line saying why"
+        [ ! -s none.out ] || palev_fail "$prog: a session was set up: $(cat none.out)"
+        [ ! -e "$work/none" ] || palev_fail "$prog: $work/none was created"
+    done
+    echo "a program that does not exist or cannot run: 127 or 126, one line, no session, no directory"
     ;;
 *)
     palev_fail "unknown mode $mode"
