@@ -30,7 +30,7 @@ typedef struct pc_opts {
     pc_strv manifests;          /* -m */
     pc_strv extra;              /* -e */
     const char *keywords, *level, *es_filter, *out;
-    int stacks, live, check;
+    int stacks, live, check, replace;
     unsigned control_port, data_port, live_port;
     char **command;             /* the program and its arguments */
 } pc_opts;
@@ -40,6 +40,8 @@ typedef struct pc_ctx {
     pc_opts o;
     char *gen;                  /* palev-gen */
     char *out;                  /* the trace directory, absolute */
+    int out_fd;                 /* open on it, locked for the run */
+    int out_created;            /* we created it */
     char *events;               /* the manifests' events, comma-separated */
     pc_strv providers;          /* the manifests' LTTng providers */
     char session[64];           /* "" until created */
@@ -132,6 +134,13 @@ int pc_viewer_start(pc_ctx *c);
 void pc_viewer_stop(pc_ctx *c);
 /* Everything still running that we started: the session, the viewer, the daemons. */
 void pc_lttng_cleanup(pc_ctx *c);
+
+/* ---- outdir.c: the trace directory ------------------------------------------------------- */
+
+/* -o DIR (new, or empty, or a trace to replace on --replace) or ./palev-trace-DATE-TIME[-N]. */
+int pc_outdir_prepare(pc_ctx *c);
+/* The lock goes; when the run failed, a directory we created goes too if it is still empty. */
+void pc_outdir_release(pc_ctx *c, int failed);
 
 /* ---- select.c: the events to enable ------------------------------------------------------- */
 

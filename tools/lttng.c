@@ -89,7 +89,7 @@ int pc_relayd_ensure(pc_ctx *c)
     char *ports[3] = { pc_printf("--control-port=tcp://127.0.0.1:%u", o->control_port),
                        pc_printf("--data-port=tcp://127.0.0.1:%u", o->data_port),
                        pc_printf("--live-port=tcp://127.0.0.1:%u", o->live_port) };
-    char *output = pc_printf("--output=%s", c->out), *log = pc_printf("%s.relayd.log", c->out);
+    char *output = pc_printf("--output=%s", c->out), *log = pc_printf("%s/relayd.log", c->out);
     const char *argv[] = { "lttng-relayd", ports[0], ports[1], ports[2], output, NULL };
     pc_cmd cmd = { .argv = argv, .log = log, .detach = 1 };
     int rc = 0;

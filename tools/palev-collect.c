@@ -19,8 +19,8 @@
 
 static const char usage_text[] =
     "usage: palev-collect -m MANIFEST [-m MANIFEST]... [-e EVENT]... [--keywords K] [--level N]\n"
-    "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L] [-o DIR]\n"
-    "                     [--no-check]\n"
+    "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L]\n"
+    "                     [-o DIR [--replace]] [--no-check]\n"
     "                     -- COMMAND [ARG...]\n"
     "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
     "  -e EVENT                also these LTTng events, wildcards allowed (repeatable): typed events\n"
@@ -36,8 +36,11 @@ static const char usage_text[] =
     "                          they arrive (a relayd is started, and stopped after, if none listens)\n"
     "  --relayd-ports C,D,L    the relayd's control, data and live ports on 127.0.0.1 (default\n"
     "                          5342,5343,5344: lttng's own)\n"
-    "  -o DIR                  where the trace goes (default: ./palev-trace-DATE-TIME); the\n"
-    "                          manifests used are copied to DIR/palev-manifests/\n"
+    "  -o DIR                  where the trace goes: a new or empty directory (default: a new\n"
+    "                          ./palev-trace-DATE-TIME[-N]); the manifests used are copied to\n"
+    "                          DIR/palev-manifests/\n"
+    "  --replace               DIR may hold a trace, which is then replaced (only when everything\n"
+    "                          in DIR belongs to a trace: anything else is never removed)\n"
     "  --no-check              do not read the trace after the run\n"
     "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
     "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
@@ -46,7 +49,7 @@ static const char usage_text[] =
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-enum { OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK };
+enum { OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE };
 
 static const struct option long_options[] = {
     { "keywords", required_argument, NULL, OPT_KEYWORDS },
@@ -56,6 +59,7 @@ static const struct option long_options[] = {
     { "relayd-ports", required_argument, NULL, OPT_PORTS },
     { "stacks", no_argument, NULL, OPT_STACKS },
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
+    { "replace", no_argument, NULL, OPT_REPLACE },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -113,6 +117,7 @@ static int set_option(pc_opts *o, int letter, const char *arg)
     case OPT_LIVE: o->live = 1; return 0;
     case OPT_STACKS: o->stacks = 1; return 0;
     case OPT_NO_CHECK: o->check = 0; return 0;
+    case OPT_REPLACE: o->replace = 1; return 0;
     case OPT_PORTS: return set_ports(o, arg);
     case 'h': fputs(usage_text, stdout); return -1;
     default: return PC_EXIT_USAGE;
@@ -188,31 +193,6 @@ static int find_program(pc_ctx *c)
     return pc_fail(127, "cannot run %s: command not found: nothing recorded", name);
 }
 
-/* DIR, absolute; its parent is created. */
-static int choose_dir(pc_ctx *c)
-{
-    char name[64], parent[PATH_MAX];
-    const char *out = c->o.out;
-    if (!out) {
-        time_t now = time(NULL);
-        strftime(name, sizeof(name), "palev-trace-%Y%m%d-%H%M%S", localtime(&now));
-        out = name;
-    }
-    char *copy = pc_strdup(out);
-    for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
-        copy[n - 1] = '\0';
-    char *slash = strrchr(copy, '/');
-    const char *base = slash ? slash + 1 : copy, *up = !slash ? "." : slash == copy ? "/" : copy;
-    if (slash && slash != copy)
-        *slash = '\0';
-    int ok = *base && strcmp(base, ".") && strcmp(base, "..") && pc_mkdirs(up, 0777) == 0 &&
-             realpath(up, parent);
-    if (ok)
-        c->out = pc_printf("%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
-    free(copy);
-    return ok ? 0 : pc_fail(PC_EXIT_USAGE, "cannot use %s", out);
-}
-
 static int create_session(pc_ctx *c)
 {
     char *events = pc_event_list(c);
@@ -243,7 +223,7 @@ static int viewer_if_live(pc_ctx *c)
 static int setup(pc_ctx *c)
 {
     static int (*const steps[])(pc_ctx *) = {
-        find_tools, find_program, pc_select_events, choose_dir, pc_sessiond_ensure, relayd_if_live, create_session,
+        find_tools, find_program, pc_select_events, pc_outdir_prepare, pc_sessiond_ensure, relayd_if_live, create_session,
         pc_program_fork, viewer_if_live, pc_session_start,
     };
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -336,7 +316,7 @@ static int run(pc_ctx *c)
 
 int main(int argc, char **argv)
 {
-    pc_ctx c = { .go_fd = -1, .report_fd = -1 };
+    pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1 };
     int rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
     pc_signals_init();
@@ -348,6 +328,7 @@ int main(int argc, char **argv)
         rc = run(&c);
     pc_program_abandon(&c);
     pc_lttng_cleanup(&c);
+    pc_outdir_release(&c, rc != 0);
     pc_strv_free(&c.o.manifests);
     pc_strv_free(&c.o.extra);
     pc_strv_free(&c.providers);

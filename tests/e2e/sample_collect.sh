@@ -8,6 +8,9 @@
 #   live       --live streams through an lttng-relayd on loopback; the relayd it started is gone
 #   noprovider minivm without its probe provider: the reason and the hint on stderr, the
 #              ProviderStatus event in the trace, the exit status still the program's
+#   dirs       -o DIR holding a trace (palev-collect's or plain lttng's) or anything else: exit 2,
+#              nothing touched; --replace replaces a trace only; an empty DIR is used; two runs
+#              started in the same second without -o get two directories
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -41,6 +44,15 @@ PY
 }
 event_names() {
     babeltrace2 "$1" | grep -F "vpid = $2," | awk '{ sub(/:$/, "", $4); print $4 }' | sort | uniq -c
+}
+
+# A directory's files and their checksums, to see that nothing in it changed.
+fingerprint() {
+    (cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum)
+}
+# The vpids of a trace's events, sorted, one per line.
+trace_pids() {
+    babeltrace2 "$1" | grep -o 'vpid = [0-9]*' | sort -u | sed 's/vpid = //'
 }
 
 # expect_exit CODE PATTERN ARGS... : collect.sh ARGS exits CODE and says PATTERN on stderr.
@@ -158,6 +170,85 @@ live)
         echo "relayd $relayd started and stopped by collect.sh"
     fi
     echo "$n events of minivm received live"
+    ;;
+dirs)
+    palev_require_sessiond
+    printf '.method Exit.main()\n    push 0\n    ret\n.end\n' > exit0.masm
+    run() {  # run NAME ARGS...: palev-collect ARGS -- minivm exit0.masm, output in NAME.out/.err
+        local name=$1
+        shift
+        "$pcollect" -m "$manifest" --no-check "$@" -- "$minivm" exit0.masm > "$name.out" 2> "$name.err"
+    }
+    run first -o "$work/trace" || palev_fail "first run exited $?: $(cat first.err)"
+    first=$(command_pid first.out)
+    fingerprint trace > before.txt
+    # Into an existing palev-collect trace: refused, not a file changed.
+    run again -o "$work/trace"
+    rc=$?
+    [ $rc = 2 ] || palev_fail "-o on a trace: exit $rc, want 2: $(cat again.out again.err)"
+    echo "palev-collect: $work/trace already holds a trace: not touched; give another -o DIR, or --replace to replace that trace" |
+        diff -u - again.err || palev_fail "-o on a trace: not the one line saying why"
+    [ ! -s again.out ] || palev_fail "-o on a trace: a session was set up: $(cat again.out)"
+    fingerprint trace | diff -u before.txt - || palev_fail "-o on a trace: the trace changed"
+    # Into a plain lttng trace: refused the same way.
+    session=palev-dirs-$$
+    palev_session_start "$session" "$work/plain" "Palev_Runtime:*"
+    "$minivm" exit0.masm || palev_fail "minivm exit0.masm exited $?"
+    palev_session_stop "$session"
+    fingerprint plain > plain-before.txt
+    run plain -o "$work/plain"
+    rc=$?
+    [ $rc = 2 ] && grep -q -F "$work/plain already holds a trace: not touched" plain.err ||
+        palev_fail "-o on an lttng trace: exit $rc: $(cat plain.err)"
+    fingerprint plain | diff -u plain-before.txt - || palev_fail "-o on an lttng trace: it changed"
+    # Anything else in the directory: refused, with or without --replace, the file kept.
+    mkdir other && echo "my notes" > other/notes.txt
+    for r in "" --replace; do
+        run other -o "$work/other" $r
+        rc=$?
+        [ $rc = 2 ] || palev_fail "-o on a directory with notes.txt $r: exit $rc, want 2"
+        grep -q -F "$work/other/notes.txt" other.err || palev_fail "$r: the message does not name notes.txt: $(cat other.err)"
+    done
+    [ "$(cat other/notes.txt)" = "my notes" ] && [ "$(ls other)" = notes.txt ] || palev_fail "other/ changed"
+    cp -r trace mixed && echo "my notes" > mixed/ust/notes.txt
+    fingerprint mixed > mixed-before.txt
+    run mixed -o "$work/mixed" --replace
+    rc=$?
+    echo "palev-collect: $work/mixed holds more than a trace ($work/mixed/ust/notes.txt): not replaced" |
+        diff -u - mixed.err && [ $rc = 2 ] || palev_fail "--replace on a trace with notes.txt: exit $rc"
+    fingerprint mixed | diff -u mixed-before.txt - || palev_fail "--replace on a trace with notes.txt: it changed"
+    # --replace on a trace: the new run only, its manifest once.
+    run replace -o "$work/trace" --replace || palev_fail "--replace exited $?: $(cat replace.err)"
+    grep -q -x "palev-collect: replacing the trace in $work/trace" replace.out || palev_fail "--replace said nothing"
+    second=$(command_pid replace.out)
+    trace_pids trace > pids.txt
+    grep -q -x "$second" pids.txt || palev_fail "--replace: the new run's pid $second is not in the trace"
+    ! grep -q -x "$first" pids.txt || palev_fail "--replace: the old run's pid $first is still in the trace"
+    [ "$(ls trace/palev-manifests)" = runtime.man ] || palev_fail "--replace: palev-manifests holds $(ls trace/palev-manifests)"
+    # An empty directory is used.
+    mkdir empty && run empty -o "$work/empty" || palev_fail "-o on an empty directory exited $?: $(cat empty.err)"
+    grep -q -x "$(command_pid empty.out)" <(trace_pids empty) || palev_fail "-o on an empty directory: nothing recorded"
+    echo "-o: a trace or other files never touched; --replace replaces a trace only; an empty directory used"
+    # Two runs started in the same second without -o: two directories, each with its program.
+    for attempt in 1 2 3; do
+        rm -rf same && mkdir same && cd same || exit 1
+        "$pcollect" -m "$manifest" --no-check -- "$minivm" exit0.masm > a.out 2>&1 &
+        a=$!
+        "$pcollect" -m "$manifest" --no-check -- "$minivm" exit0.masm > b.out 2>&1
+        wait $a
+        cd .. || exit 1
+        da=$(sed -n 's/^palev-collect: trace in //p' same/a.out)
+        db=$(sed -n 's/^palev-collect: trace in //p' same/b.out)
+        [ "${da%-2}" = "${db%-2}" ] && break   # else the runs straddled a second: again
+    done
+    [ -n "$da" ] && [ -n "$db" ] && [ "$da" != "$db" ] ||
+        palev_fail "two runs in the same second: directories \"$da\" and \"$db\": $(cat same/a.out same/b.out)"
+    [ "$(ls same | grep -c '^palev-trace-')" = 2 ] || palev_fail "not two trace directories: $(ls same)"
+    for x in a b; do
+        d=$(sed -n 's/^palev-collect: trace in //p' same/$x.out)
+        grep -q -x "$(command_pid same/$x.out)" <(trace_pids "$d") || palev_fail "run $x: its program is not in $d"
+    done
+    echo "two runs in the same second: $(basename "$da") and $(basename "$db")"
     ;;
 errors)
     expect_exit 2 'unknown keyword "Bogus"' "$collect" --keywords GC,Bogus -- true
