@@ -97,10 +97,9 @@ void pc_signals_init(void);
 void pc_signals_restore(void);
 /* The mask to wait with (every handled signal deliverable). */
 const sigset_t *pc_signals_waitmask(void);
-/* The last SIGINT, SIGTERM, SIGHUP or SIGQUIT received (0: none), cleared; *pass_on (when not
- * NULL) says whether a process outside palev-collect's process group sent it to palev-collect
- * alone, so that the program has not seen it. */
-int pc_signal_take(int *pass_on);
+/* The last SIGINT, SIGTERM, SIGHUP or SIGQUIT received (0: none), cleared; *sender (when not
+ * NULL) is the process that sent it with kill(), or 0 when the kernel did (the terminal). */
+int pc_signal_take(pid_t *sender);
 /* SIGUSR1 was received (an lttng-sessiond started with --sig-parent is ready). */
 int pc_signal_usr1(void);
 /* Waits ms milliseconds, or less when a handled signal arrives. */

@@ -79,17 +79,15 @@ void pc_pause(int ms)
     ppoll(NULL, 0, &t, &sigs.wait_mask);
 }
 
-/* Signals that arrived while blocked are handled first. A signal the kernel generated (the
- * terminal's Ctrl-C and Ctrl-Backslash, a hang-up) reached the whole foreground process group, the program
- * included; so did one a process of our own group sent to it (timeout(1) signals its group). */
-int pc_signal_take(int *pass_on)
+/* Signals that arrived while blocked are handled first. */
+int pc_signal_take(pid_t *sender)
 {
     pc_pause(0);
     int sig = last_signal;
     last_signal = 0;
-    if (pass_on)
-        *pass_on = sig && (last_code == SI_USER || last_code == SI_QUEUE || last_code == SI_TKILL) &&
-                   getpgid((pid_t)last_pid) != getpgrp();
+    if (sender)
+        *sender = sig && (last_code == SI_USER || last_code == SI_QUEUE || last_code == SI_TKILL)
+                  ? (pid_t)last_pid : 0;
     return sig;
 }
 

@@ -77,17 +77,54 @@ int pc_program_release(pc_ctx *c)
     return e;
 }
 
-/* Until it exits. Ctrl-C and the like reach it from the terminal; a signal sent to
- * palev-collect alone is passed on to it. */
+/* The parent of a process, from /proc (0 when it is gone). */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64];
+    int ppid = 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it. */
+    char line[1024];
+    if (fgets(line, sizeof(line), f)) {
+        char *end = strrchr(line, ')');
+        if (!end || sscanf(end + 1, " %*c %d", &ppid) != 1)
+            ppid = 0;
+    }
+    fclose(f);
+    return (pid_t)ppid;
+}
+
+static int in_tree(pid_t pid, pid_t root)
+{
+    for (int depth = 0; pid > 1 && depth < 4096; depth++, pid = parent_of(pid))
+        if (pid == root)
+            return 1;
+    return 0;
+}
+
+/* Whether a signal palev-collect received should be passed on: the terminal's (Ctrl-C, Ctrl-\,
+ * a hang-up) went to the whole foreground process group, the program included; the program's
+ * own tree knows what it sent. Anything else was sent to palev-collect by a process (kill PID,
+ * a service manager, a script stopping its background job) and the program has not seen it. */
+static int pass_on(const pc_ctx *c, pid_t sender)
+{
+    return sender > 0 && !in_tree(sender, c->pid);
+}
+
+/* Until it exits, with the signals it should see passed on to it. */
 void pc_program_wait(pc_ctx *c)
 {
-    int st = 0, pass_on;
+    int st = 0;
+    pid_t sender;
     for (;;) {
         pid_t r = waitpid(c->pid, &st, WNOHANG);
         if (r == c->pid || (r < 0 && errno != EINTR))
             break;
-        int sig = pc_signal_take(&pass_on);
-        if (sig && pass_on)
+        int sig = pc_signal_take(&sender);
+        if (sig && pass_on(c, sender))
             kill(c->pid, sig);
         else if (!sig)
             ppoll(NULL, 0, NULL, pc_signals_waitmask());

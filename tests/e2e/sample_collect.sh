@@ -11,6 +11,10 @@
 #   dirs       -o DIR holding a trace (palev-collect's or plain lttng's) or anything else: exit 2,
 #              nothing touched; --replace replaces a trace only; an empty DIR is used; two runs
 #              started in the same second without -o get two directories
+#   signals    the program gets palev-collect's stdin (a pipe) and signal dispositions; Ctrl-C
+#              on a real terminal (a pty) stops the program, and the trace is complete and
+#              readable with its manifest, exit 130; SIGTERM sent to palev-collect alone (a
+#              script stopping its background job) is passed on to the program, exit 143
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -249,6 +253,80 @@ dirs)
         grep -q -x "$(command_pid same/$x.out)" <(trace_pids "$d") || palev_fail "run $x: its program is not in $d"
     done
     echo "two runs in the same second: $(basename "$da") and $(basename "$db")"
+    ;;
+signals)
+    palev_require_sessiond
+    # The program reads palev-collect's stdin, and ignores the signals palev-collect ignores.
+    printf 'a line from the pipe\n' | "$pcollect" -m "$manifest" --no-check -o "$work/stdin" -- \
+        sh -c 'read -r line; echo "program read: $line"' > stdin.out 2>&1 ||
+        palev_fail "piped stdin: palev-collect exited $?: $(cat stdin.out)"
+    grep -q -x 'program read: a line from the pipe' stdin.out || palev_fail "piped stdin lost: $(cat stdin.out)"
+    "$pcollect" -m "$manifest" --no-check -o "$work/sigign" -- grep '^SigIgn:' /proc/self/status > sigign.out 2>&1
+    want=$(grep '^SigIgn:' /proc/self/status)
+    grep -q -x "$want" sigign.out || palev_fail "the program ignores other signals ($(grep SigIgn sigign.out)) than its caller ($want)"
+    echo "the program read the pipe; its ignored signals are its caller's ($want)"
+    # After its "runs as pid" line, the program records for a while, then check_stopped says:
+    # palev-collect exited CODE, the program (killed by SIG) is gone, the trace is readable, with
+    # the program's first events and the manifest.
+    check_stopped() {  # check_stopped OUT CODE TRACE
+        local out=$1 code=$2 trace=$3 pid
+        pid=$(command_pid "$out")
+        [ -n "$pid" ] || palev_fail "no pid in $out: $(cat "$out")"
+        palev_wait_gone "$pid" 50 || palev_fail "the program (pid $pid) still runs after palev-collect ended"
+        grep -q -x "EXIT $code" "$out" || palev_fail "palev-collect did not exit $code: $(cat "$out")"
+        grep -q "palev-collect: .*minivm exited $code$" "$out" || palev_fail "no \"exited $code\": $(cat "$out")"
+        babeltrace2 "$trace" > "$out.events" 2> "$out.bterr" || palev_fail "babeltrace2 cannot read $trace: $(cat "$out.bterr")"
+        for e in Paleventing:ProviderStatus Palev_Runtime:RuntimeStart Palev_Runtime:GCStart; do
+            grep -F "vpid = $pid," "$out.events" | grep -q " $e: " || palev_fail "$trace: no $e of pid $pid"
+        done
+        cmp "$manifest" "$trace/palev-manifests/runtime.man" || palev_fail "$trace: the manifest was not stored"
+    }
+    . "$here/sessiond_lib.sh"
+    # Ctrl-C typed on a terminal: palev-collect runs in a pty, the test types ^C.
+    /usr/bin/python3 - "$pcollect" -m "$manifest" --no-check -o "$work/ctrlc" -- "$minivm" -t 30000 \
+        > ctrlc.out 2>&1 <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out, deadline = b"", time.time() + 30
+def more(timeout):
+    global out
+    if not select.select([fd], [], [], timeout)[0]:
+        return True
+    try:
+        data = os.read(fd, 65536)
+    except OSError:          # EIO: the terminal's last writer is gone
+        return False
+    out += data
+    return bool(data)
+while b"runs as pid" not in out and time.time() < deadline and more(0.1):
+    pass
+end = time.time() + 1.0     # let it record a second
+while time.time() < end and more(0.1):
+    pass
+os.write(fd, b"\x03")
+while time.time() < deadline and more(1.0):
+    pass
+status = os.waitpid(pid, 0)[1]
+sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
+print("EXIT", os.waitstatus_to_exitcode(status))
+PY
+    check_stopped ctrlc.out 130 "$work/ctrlc"
+    echo "Ctrl-C on a terminal: the program stopped, palev-collect exited 130, the trace complete"
+    # SIGTERM to palev-collect alone, as a script stops its background job.
+    "$pcollect" -m "$manifest" --no-check -o "$work/term" -- "$minivm" -t 30000 > term.out 2>&1 &
+    collector=$!
+    for _ in $(seq 100); do
+        [ -n "$(command_pid term.out)" ] && break
+        sleep 0.1
+    done
+    sleep 1
+    kill -TERM "$collector"
+    wait "$collector"
+    echo "EXIT $?" >> term.out
+    check_stopped term.out 143 "$work/term"
+    echo "SIGTERM to palev-collect: passed on, the program stopped, exit 143, the trace complete"
     ;;
 errors)
     expect_exit 2 'unknown keyword "Bogus"' "$collect" --keywords GC,Bogus -- true
