@@ -31,6 +31,7 @@ typedef struct pc_opts {
     pc_strv extra;              /* -e */
     const char *keywords, *level, *es_filter, *out;
     int stacks, live, check, replace;
+    int all_processes;          /* track by user, not the program's tree */
     unsigned control_port, data_port, live_port;
     char **command;             /* the program and its arguments */
 } pc_opts;
@@ -48,6 +49,9 @@ typedef struct pc_ctx {
     pid_t sessiond, relayd, viewer;     /* daemons we started (0: none) */
     pid_t pid;                  /* the program */
     int go_fd, report_fd;       /* its handshake: release it, learn whether exec failed */
+    int listener;               /* its seccomp notifications (follow.c), until the follower has it */
+    pid_t follower;             /* follow.c's process */
+    int follow_ctl;             /* open while the session records */
     int status;                 /* its exit status (128 + N: killed by signal N) */
 } pc_ctx;
 
@@ -160,6 +164,19 @@ int pc_program_release(pc_ctx *c);
 void pc_program_wait(pc_ctx *c);
 /* A program still held: it exits without running. */
 void pc_program_abandon(pc_ctx *c);
+
+/* ---- follow.c: the program's descendants ------------------------------------------------- */
+
+/* In the program's child before exec: the seccomp filter; its listener (or the errno of the
+ * failure) sent through sock. */
+void pc_follow_child(int sock);
+/* The listener the child sent, or -errno. */
+int pc_follow_receive(int sock);
+/* Starts the follower with the listener (which it takes over). */
+int pc_follow_start(pc_ctx *c, int listener);
+/* The session stopped recording: the follower stops tracking; says when the program's tree
+ * outlives it. */
+void pc_follow_stop(pc_ctx *c);
 
 /* ---- check.c: what the run recorded ------------------------------------------------------- */
 

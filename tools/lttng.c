@@ -150,19 +150,23 @@ static int create(pc_ctx *c)
     return rc;
 }
 
-/* The events: the manifests' and paleventing's own, listed by the caller. */
+/* The events: the manifests' and paleventing's own, listed by the caller. The program's process
+ * (forked, not yet exec'd) is tracked from the start; follow.c adds its descendants. With
+ * --all-processes, every process of our user: other users' have nothing to do with the program,
+ * and a session destroyed while one of theirs registers can leave a stream nobody can read. */
 int pc_session_create(pc_ctx *c, const char *events)
 {
-    char uid[32];
+    char who[32];
     snprintf(c->session, sizeof(c->session), "palev-collect-%d", (int)getpid());
     if (create(c)) {
         c->session[0] = '\0';
         return pc_fail(PC_EXIT_SETUP, "lttng create failed");
     }
-    /* Only our user's processes (the command's): other users' have nothing to do with it, and
-     * a session destroyed while one of theirs registers can leave a stream nobody can read. */
-    snprintf(uid, sizeof(uid), "--vuid=%d", (int)getuid());
-    if (LTTNG(c, "track", "-u", uid) ||
+    if (c->o.all_processes)
+        snprintf(who, sizeof(who), "--vuid=%d", (int)getuid());
+    else
+        snprintf(who, sizeof(who), "--vpid=%d", (int)c->pid);
+    if (LTTNG(c, "track", "-u", who) ||
         LTTNG(c, "enable-channel", "-u", "--subbuf-size=4M", "--num-subbuf=4", "ch") ||
         LTTNG(c, "add-context", "-u", "-c", "ch", "-t", "vpid", "-t", "vtid", "-t", "procname") ||
         LTTNG(c, "enable-event", "-u", "-c", "ch", events))

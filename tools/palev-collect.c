@@ -20,7 +20,7 @@
 static const char usage_text[] =
     "usage: palev-collect -m MANIFEST [-m MANIFEST]... [-e EVENT]... [--keywords K] [--level N]\n"
     "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L]\n"
-    "                     [-o DIR [--replace]] [--no-check]\n"
+    "                     [-o DIR [--replace]] [--all-processes] [--no-check]\n"
     "                     -- COMMAND [ARG...]\n"
     "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
     "  -e EVENT                also these LTTng events, wildcards allowed (repeatable): typed events\n"
@@ -41,6 +41,8 @@ static const char usage_text[] =
     "                          DIR/palev-manifests/\n"
     "  --replace               DIR may hold a trace, which is then replaced (only when everything\n"
     "                          in DIR belongs to a trace: anything else is never removed)\n"
+    "  --all-processes         record every process of the user, not only COMMAND and the processes\n"
+    "                          it starts\n"
     "  --no-check              do not read the trace after the run\n"
     "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
     "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
@@ -49,7 +51,10 @@ static const char usage_text[] =
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-enum { OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE };
+enum {
+    OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE,
+    OPT_ALL,
+};
 
 static const struct option long_options[] = {
     { "keywords", required_argument, NULL, OPT_KEYWORDS },
@@ -60,6 +65,7 @@ static const struct option long_options[] = {
     { "stacks", no_argument, NULL, OPT_STACKS },
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
     { "replace", no_argument, NULL, OPT_REPLACE },
+    { "all-processes", no_argument, NULL, OPT_ALL },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -118,6 +124,7 @@ static int set_option(pc_opts *o, int letter, const char *arg)
     case OPT_STACKS: o->stacks = 1; return 0;
     case OPT_NO_CHECK: o->check = 0; return 0;
     case OPT_REPLACE: o->replace = 1; return 0;
+    case OPT_ALL: o->all_processes = 1; return 0;
     case OPT_PORTS: return set_ports(o, arg);
     case 'h': fputs(usage_text, stdout); return -1;
     default: return PC_EXIT_USAGE;
@@ -214,6 +221,14 @@ static int relayd_if_live(pc_ctx *c)
     return c->o.live ? pc_relayd_ensure(c) : 0;
 }
 
+/* The program's descendants, when its child could set up the filter. */
+static int follow(pc_ctx *c)
+{
+    int fd = c->listener;
+    c->listener = -1;
+    return fd >= 0 ? pc_follow_start(c, fd) : 0;
+}
+
 static int viewer_if_live(pc_ctx *c)
 {
     return c->o.live ? pc_viewer_start(c) : 0;
@@ -223,8 +238,8 @@ static int viewer_if_live(pc_ctx *c)
 static int setup(pc_ctx *c)
 {
     static int (*const steps[])(pc_ctx *) = {
-        find_tools, find_program, pc_select_events, pc_outdir_prepare, pc_sessiond_ensure, relayd_if_live, create_session,
-        pc_program_fork, viewer_if_live, pc_session_start,
+        find_tools, find_program, pc_select_events, pc_outdir_prepare, pc_sessiond_ensure, relayd_if_live,
+        pc_program_fork, create_session, follow, viewer_if_live, pc_session_start,
     };
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
         int rc = steps[i](c), sig = pc_signal_take(NULL);
@@ -301,6 +316,7 @@ static int run(pc_ctx *c)
     pc_say("%s runs as pid %d", c->o.command[0], (int)c->pid);
     e = pc_program_release(c);
     pc_program_wait(c);
+    pc_follow_stop(c);
     pc_session_end(c);
     if (c->o.live)
         pc_viewer_stop(c);
@@ -316,7 +332,7 @@ static int run(pc_ctx *c)
 
 int main(int argc, char **argv)
 {
-    pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1 };
+    pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1, .listener = -1, .follow_ctl = -1 };
     int rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
     pc_signals_init();
@@ -327,6 +343,10 @@ int main(int argc, char **argv)
     if (!rc)
         rc = run(&c);
     pc_program_abandon(&c);
+    if (c.listener >= 0)
+        close(c.listener);
+    if (c.follow_ctl >= 0)
+        close(c.follow_ctl);
     pc_lttng_cleanup(&c);
     pc_outdir_release(&c, rc != 0);
     pc_strv_free(&c.o.manifests);

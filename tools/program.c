@@ -8,13 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "collect.h"
 
-/* In the child: wait for the byte that releases it (EOF: palev-collect gave up), then exec. */
-static void child(const pc_ctx *c, int go, int report)
+/* In the child: the filter that lets its descendants be followed, then wait for the byte that
+ * releases it (EOF: palev-collect gave up), then exec. */
+static void child(const pc_ctx *c, int go, int report, int follow)
 {
     char b;
     ssize_t n;
@@ -22,6 +24,8 @@ static void child(const pc_ctx *c, int go, int report)
     pc_signals_restore();
     if (c->o.es_filter)
         setenv("PALEV_EVENTSOURCE_FILTER", c->o.es_filter, 1);
+    if (follow >= 0)
+        pc_follow_child(follow);
     while ((n = read(go, &b, 1)) < 0 && errno == EINTR)
         ;
     if (n != 1)
@@ -33,33 +37,59 @@ static void child(const pc_ctx *c, int go, int report)
     _exit(e == ENOENT ? 127 : 126);
 }
 
+/* The listener of the child's filter; without it only the program itself is recorded. */
+static void receive_listener(pc_ctx *c, int sock)
+{
+    int fd = pc_follow_receive(sock);
+    if (fd >= 0) {
+        c->listener = fd;
+        return;
+    }
+    pc_warn("cannot follow the processes %s starts (seccomp: %s): only its own events are recorded "
+            "(--all-processes records every process of the user)", c->o.command[0], strerror(-fd));
+}
+
 int pc_program_fork(pc_ctx *c)
 {
-    int go[2], report[2];
-    if (pipe2(go, O_CLOEXEC))
-        return pc_fail(PC_EXIT_SETUP, "cannot create a pipe: %s", strerror(errno));
-    if (pipe2(report, O_CLOEXEC)) {
-        close(go[0]);
-        close(go[1]);
-        return pc_fail(PC_EXIT_SETUP, "cannot create a pipe: %s", strerror(errno));
+    int go[2] = { -1, -1 }, report[2] = { -1, -1 }, follow[2] = { -1, -1 };
+    if (pipe2(go, O_CLOEXEC) || pipe2(report, O_CLOEXEC) ||
+        (!c->o.all_processes && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, follow))) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            if (go[i] >= 0)
+                close(go[i]);
+            if (report[i] >= 0)
+                close(report[i]);
+        }
+        return pc_fail(PC_EXIT_SETUP, "cannot create a pipe: %s", strerror(e));
     }
     fflush(NULL);
     c->pid = fork();
     if (c->pid == 0) {
         close(go[1]);
         close(report[0]);
-        child(c, go[0], report[1]);
+        if (follow[0] >= 0)
+            close(follow[0]);
+        child(c, go[0], report[1], follow[1]);
     }
     close(go[0]);
     close(report[1]);
+    if (follow[1] >= 0)
+        close(follow[1]);
     if (c->pid < 0) {
         close(go[1]);
         close(report[0]);
+        if (follow[0] >= 0)
+            close(follow[0]);
         c->pid = 0;
         return pc_fail(PC_EXIT_SETUP, "cannot fork: %s", strerror(errno));
     }
     c->go_fd = go[1];
     c->report_fd = report[0];
+    if (follow[0] >= 0) {
+        receive_listener(c, follow[0]);
+        close(follow[0]);
+    }
     return 0;
 }
 

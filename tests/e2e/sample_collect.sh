@@ -15,6 +15,10 @@
 #              on a real terminal (a pty) stops the program, and the trace is complete and
 #              readable with its manifest, exit 130; SIGTERM sent to palev-collect alone (a
 #              script stopping its background job) is passed on to the program, exit 143
+#   follow     only the program's tree is recorded: another minivm of the same user, running
+#              through the run, is not; minivms a script starts (fork and exec) are, from their
+#              first event; a child forked without exec (fault_host --fork) is, every event; a
+#              child outliving the program runs on; --all-processes records the other minivm
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -253,6 +257,68 @@ dirs)
         grep -q -x "$(command_pid same/$x.out)" <(trace_pids "$d") || palev_fail "run $x: its program is not in $d"
     done
     echo "two runs in the same second: $(basename "$da") and $(basename "$db")"
+    ;;
+follow)
+    palev_require_sessiond
+    printf '.method Exit.main()\n    push 0\n    ret\n.end\n' > exit0.masm
+    # events_of TRACE PID: "provider:event" names of that pid's events, one per line (with repeats)
+    events_of() {
+        babeltrace2 "$1" | grep -F "vpid = $2," | awk '{ sub(/:$/, "", $4); print $4 }'
+    }
+    # Another minivm of the same user, recording all along: palev-collect must not record it.
+    "$minivm" -t 3000 > other.out 2>&1 &
+    other=$!
+    printf '#!/bin/sh\n"%s" "%s"\n"%s" "%s" &\nwait\n' "$minivm" "$work/exit0.masm" "$minivm" "$work/exit0.masm" > kids.sh
+    chmod +x kids.sh
+    sleep 0.5
+    "$pcollect" -m "$manifest" -o "$work/kids" -- ./kids.sh > kids.out 2> kids.err ||
+        palev_fail "kids.sh: exit $?: $(cat kids.out kids.err)"
+    [ ! -s kids.err ] || palev_fail "kids.sh: palev-collect warned: $(cat kids.err)"
+    # vpid and the program's name (procname: minivm, or minivm-ust for liblttng-ust's threads)
+    babeltrace2 "$work/kids" | sed -n 's/.*{ vpid = \([0-9]*\), vtid = [0-9]*, procname = "\([^"]*\)".*/\1 \2/p' |
+        sed 's/-ust$//' | sort -u > kids.pids
+    cat kids.pids
+    ! grep -q "^$other " kids.pids || palev_fail "the other minivm (pid $other) was recorded"
+    [ "$(grep -c ' minivm$' kids.pids)" = 2 ] && [ "$(wc -l < kids.pids)" = 2 ] ||
+        palev_fail "not kids.sh's two minivms and nothing else: $(cat kids.pids)"
+    while read -r pid _; do
+        events_of "$work/kids" "$pid" | grep -v '^lttng_ust_statedump:' | head -3 > first.txt
+        printf '%s\n' Paleventing:ProviderStatus Paleventing:ProviderStatus Palev_Runtime:RuntimeStart |
+            diff -u - first.txt || palev_fail "minivm $pid: not its first events"
+    done < kids.pids
+    echo "kids.sh's two minivms recorded from their first event; the other minivm ($other) not"
+    # A child forked without exec: every Tick it fired is in the trace, as is every one of its parent.
+    faults=$build/tests/faults/fault_host
+    "$pcollect" -m "$here/../faults/faults.man" -o "$work/fork" -- "$faults" --fork --seconds 1 \
+        --threads 1 --pace-us 500 > fork.out 2> fork.err || palev_fail "fault_host --fork: exit $?: $(cat fork.out fork.err)"
+    for who in host child; do
+        pid=$(sed -n "s/^$who \([0-9]*\) firing$/\1/p" fork.out)
+        fired=$(sed -n "s/^$who thread [0-9]* fired \([0-9]*\)$/\1/p" fork.out)
+        got=$(events_of "$work/fork" "$pid" | grep -c '^Palev_Faults:Tick$')
+        [ -n "$pid" ] && [ "$got" = "$fired" ] || palev_fail "fault_host $who (pid $pid) fired $fired Ticks, the trace holds $got"
+        echo "fault_host $who (pid $pid): $got Ticks recorded of $fired fired"
+    done
+    # A child outliving the program: palev-collect says so; the child runs on to its end.
+    "$pcollect" -m "$manifest" --no-check -o "$work/orphan" -- sh -c "\"$minivm\" -t 1000 > $work/orphan.vm 2>&1 & exit 0" \
+        > orphan.out 2>&1 || palev_fail "the orphan's parent: exit $?: $(cat orphan.out)"
+    grep -q -x 'palev-collect: processes sh started still run: what they record from now on is not in the trace' orphan.out ||
+        palev_fail "palev-collect did not say the orphan runs on: $(cat orphan.out)"
+    for _ in $(seq 100); do
+        grep -q '^workload: ' orphan.vm && break
+        sleep 0.1
+    done
+    grep -q '^workload: [0-9]* rounds, checksum [0-9]*$' orphan.vm ||
+        palev_fail "the orphan minivm did not finish: $(cat orphan.vm)"
+    echo "a child outliving the program ran to its end: $(cat orphan.vm)"
+    # --all-processes: every process of the user, the other minivm included.
+    "$minivm" -t 1500 > other2.out 2>&1 &
+    other=$!
+    sleep 0.5
+    "$pcollect" -m "$manifest" --no-check --all-processes -o "$work/all" -- "$minivm" exit0.masm > all.out 2>&1 ||
+        palev_fail "--all-processes: exit $?: $(cat all.out)"
+    [ -n "$(events_of "$work/all" "$other")" ] || palev_fail "--all-processes: the other minivm ($other) was not recorded"
+    wait
+    echo "--all-processes: the other minivm recorded too"
     ;;
 signals)
     palev_require_sessiond
