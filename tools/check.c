@@ -55,7 +55,7 @@ static const char script[] =
     "               \"PALEV_PROVIDER_PATH\\n\", q\n"
     "}\n";
 
-void pc_check_trace(pc_ctx *c)
+int pc_check_trace(pc_ctx *c)
 {
     pc_buf providers = { 0 }, report = { 0 };
     for (size_t i = 0; i < c->providers.n; i++)
@@ -70,11 +70,13 @@ void pc_check_trace(pc_ctx *c)
                      (prog ? prog + 1 : c->o.command[0]), pid, script, NULL };
     pc_cmd cmd = { .argv = argv, .out = PC_CAPTURE, .out_buf = &report, .err = PC_INHERIT };
     pc_run(&cmd);
-    if (report.len) {
+    int problems = report.len > 0;
+    if (problems) {
         for (char *line = strtok(report.data, "\n"); line; line = strtok(NULL, "\n"))
             pc_warn("%s", line);
         pc_warn("%s", hint);
     }
     pc_buf_free(&providers);
     pc_buf_free(&report);
+    return problems;
 }

@@ -11,6 +11,7 @@
 enum {
     PC_EXIT_SETUP = 1,          /* tracing could not be set up */
     PC_EXIT_USAGE = 2,          /* usage errors, unknown keywords, missing tools */
+    PC_EXIT_STRICT = 3,         /* --strict: the check found a problem in a run that exited 0 */
 };
 
 /* A growable list of strings it owns. */
@@ -32,6 +33,7 @@ typedef struct pc_opts {
     const char *keywords, *level, *es_filter, *out;
     int stacks, live, check, replace;
     int all_processes;          /* track by user, not the program's tree */
+    int strict;                 /* a problem the check finds fails the run */
     unsigned control_port, data_port, live_port;
     char **command;             /* the program and its arguments */
 } pc_opts;
@@ -180,7 +182,7 @@ void pc_follow_stop(pc_ctx *c);
 
 /* ---- check.c: what the run recorded ------------------------------------------------------- */
 
-/* Says on stderr when a provider was not loaded or nothing was recorded. */
-void pc_check_trace(pc_ctx *c);
+/* Says on stderr when a provider was not loaded or nothing was recorded; 1 when it did. */
+int pc_check_trace(pc_ctx *c);
 
 #endif /* PALEV_COLLECT_H */

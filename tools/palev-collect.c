@@ -20,7 +20,7 @@
 static const char usage_text[] =
     "usage: palev-collect -m MANIFEST [-m MANIFEST]... [-e EVENT]... [--keywords K] [--level N]\n"
     "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L]\n"
-    "                     [-o DIR [--replace]] [--all-processes] [--no-check]\n"
+    "                     [-o DIR [--replace]] [--all-processes] [--no-check | --strict]\n"
     "                     -- COMMAND [ARG...]\n"
     "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
     "  -e EVENT                also these LTTng events, wildcards allowed (repeatable): typed events\n"
@@ -44,16 +44,18 @@ static const char usage_text[] =
     "  --all-processes         record every process of the user, not only COMMAND and the processes\n"
     "                          it starts\n"
     "  --no-check              do not read the trace after the run\n"
+    "  --strict                exit 3 instead of COMMAND's 0 when the check after the run finds\n"
+    "                          a provider not loaded or nothing recorded\n"
     "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
     "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
     "could not be set up; 127 when COMMAND is not found, 126 when it cannot run (said before\n"
-    "anything is set up).\n";
+    "anything is set up); 3 with --strict (above).\n";
 
 /* ---- options ------------------------------------------------------------------------------ */
 
 enum {
     OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE,
-    OPT_ALL,
+    OPT_ALL, OPT_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -66,6 +68,7 @@ static const struct option long_options[] = {
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
     { "replace", no_argument, NULL, OPT_REPLACE },
     { "all-processes", no_argument, NULL, OPT_ALL },
+    { "strict", no_argument, NULL, OPT_STRICT },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -125,6 +128,7 @@ static int set_option(pc_opts *o, int letter, const char *arg)
     case OPT_NO_CHECK: o->check = 0; return 0;
     case OPT_REPLACE: o->replace = 1; return 0;
     case OPT_ALL: o->all_processes = 1; return 0;
+    case OPT_STRICT: o->strict = 1; return 0;
     case OPT_PORTS: return set_ports(o, arg);
     case 'h': fputs(usage_text, stdout); return -1;
     default: return PC_EXIT_USAGE;
@@ -148,6 +152,8 @@ static int parse_args(pc_opts *o, int argc, char **argv)
         return usage_error("%s", "no COMMAND to run");
     if (!o->manifests.n)
         return usage_error("%s", "no manifest: give the program's with -m");
+    if (o->strict && !o->check)
+        return usage_error("%s", "--strict fails a run on what the check finds: not with --no-check");
     o->command = argv + optind;
     return 0;
 }
@@ -312,7 +318,7 @@ static void summary(const pc_ctx *c)
 
 static int run(pc_ctx *c)
 {
-    int e, rc;
+    int e, rc, problems;
     pc_say("%s runs as pid %d", c->o.command[0], (int)c->pid);
     e = pc_program_release(c);
     pc_program_wait(c);
@@ -325,9 +331,17 @@ static int run(pc_ctx *c)
         return pc_fail(c->status, "cannot run %s: %s: nothing recorded", c->o.command[0], strerror(e));
     rc = keep_manifests(c);
     summary(c);
-    if (!rc && c->o.check && (!c->o.live || c->relayd))
-        pc_check_trace(c);
-    return rc;
+    if (rc || !c->o.check)
+        return rc;
+    if (c->o.live && !c->relayd)
+        problems = pc_fail(1, "the trace is in the relayd's output directory: not checked");
+    else
+        problems = pc_check_trace(c);
+    /* --strict: a problem fails a run the program itself ended well. */
+    if (problems && c->o.strict && c->status == 0)
+        return pc_fail(PC_EXIT_STRICT, "--strict: exit status %d for what the check found (%s exited 0)",
+                       PC_EXIT_STRICT, c->o.command[0]);
+    return 0;
 }
 
 int main(int argc, char **argv)

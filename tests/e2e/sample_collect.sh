@@ -7,7 +7,8 @@
 #   filter     --eventsource-filter reaches the program: only that EventSource is recorded
 #   live       --live streams through an lttng-relayd on loopback; the relayd it started is gone
 #   noprovider minivm without its probe provider: the reason and the hint on stderr, the
-#              ProviderStatus event in the trace, the exit status still the program's
+#              ProviderStatus event in the trace, the exit status still the program's; with
+#              --strict, 3 instead of the program's 0 (a clean run still 0)
 #   dirs       -o DIR holding a trace (palev-collect's or plain lttng's) or anything else: exit 2,
 #              nothing touched; --replace replaces a trace only; an empty DIR is used; two runs
 #              started in the same second without -o get two directories
@@ -123,6 +124,7 @@ palev-collect: install libPalev_Runtime-lttng.so beside the program, or name its
 palev-collect: with PALEV_DEBUG=1 in its environment, the program says on stderr what paleventing loaded, from where, and why not
 EOF
     diff -u want.err collect.err || palev_fail "palev-collect did not say why nothing was recorded"
+    cp want.err want-missing.err
     provider_status "$work/trace" "$pid" > status.txt
     cat status.txt
     grep -q -x -F "Palev_Runtime 0 $reason" status.txt ||
@@ -130,6 +132,27 @@ EOF
     grep -q "^Paleventing 1 from $lib/libPaleventing-lttng.so$" status.txt ||
         palev_fail "the trace has no ProviderStatus of Paleventing, loaded"
     echo "missing provider reported with its reason; exit status 7 kept"
+    # --strict: the same run ending 0 fails with 3; a clean run does not.
+    printf '.method Exit.main()\n    push 0\n    ret\n.end\n' > exit0.masm
+    for strict in "" --strict; do
+        "$pcollect" -m "$manifest" $strict -o "$work/strict$strict" -- "$work/alone/minivm" exit0.masm \
+            > strict.out 2> strict.err
+        rc=$?
+        pid=$(command_pid strict.out)
+        sed "s/(pid [0-9]*)/(pid $pid)/" want-missing.err > want.err
+        if [ -n "$strict" ]; then
+            want=3
+            echo "palev-collect: --strict: exit status 3 for what the check found ($work/alone/minivm exited 0)" >> want.err
+        else
+            want=0
+        fi
+        [ $rc = $want ] || palev_fail "provider missing, program exiting 0${strict:+, $strict}: exit $rc, want $want"
+        diff -u want.err strict.err || palev_fail "${strict:-without --strict}: not the check's lines"
+    done
+    "$pcollect" -m "$manifest" --strict -o "$work/strict-clean" -- "$minivm" exit0.masm > clean.out 2> clean.err ||
+        palev_fail "--strict, a clean run: exit $?: $(cat clean.err)"
+    [ ! -s clean.err ] || palev_fail "--strict, a clean run: $(cat clean.err)"
+    echo "--strict: 3 for the missing provider of a run ending 0; a clean run 0"
     # libpaleventing copied without its own probe provider: the program's events are recorded,
     # ProviderStatus cannot be, and palev-collect says why.
     mkdir lonely lonelylib && cp "$minivm" "$(dirname "$minivm")/libPalev_Runtime-lttng.so" lonely/ &&
@@ -404,6 +427,8 @@ errors)
     expect_exit 2 'missing tool: lttng' env PATH=/nonexistent /bin/bash "$collect" -- true
     PALEV_GEN=/nonexistent expect_exit 2 'missing tool: palev-gen' "$collect" -- true
     expect_exit 2 'no manifest: give the program' "$pcollect" -- true
+    expect_exit 2 'strict fails a run on what the check finds: not with --no-check' \
+        "$pcollect" -m "$manifest" --strict --no-check -- true
     expect_exit 2 'no manifest knows the keywords "bogus": nothing recorded' \
         "$pcollect" -m "$manifest" -m "$(dirname "$manifest")/eventsource.man" --keywords bogus -- true
     expect_exit 2 'unknown keyword "nope" in .*runtime.man (not a hex mask either); Palev_Runtime keywords: GC, JIT, Exception, Threading, Loader' \
