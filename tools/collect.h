@@ -144,6 +144,8 @@ void pc_lttng_cleanup(pc_ctx *c);
 
 /* -o DIR (new, or empty, or a trace to replace on --replace) or ./palev-trace-DATE-TIME[-N]. */
 int pc_outdir_prepare(pc_ctx *c);
+/* lttng (or a relayd) wrote a CTF trace into it. */
+int pc_outdir_has_trace(const pc_ctx *c);
 /* The lock goes; when the run failed, a directory we created goes too if it is still empty. */
 void pc_outdir_release(pc_ctx *c, int failed);
 

@@ -192,6 +192,43 @@ static int default_dir(pc_ctx *c)
     return pc_fail(PC_EXIT_USAGE, "cannot create %s in %s: %s", base, cwd, strerror(errno));
 }
 
+/* A CTF trace (a directory holding a "metadata" file) at dir or below it. */
+static int holds_ctf(const char *dir, int depth)
+{
+    DIR *d = depth < 16 ? opendir(dir) : NULL;
+    int found = has_metadata(dir);
+    for (struct dirent *de; d && !found && (de = readdir(d));) {
+        mode_t t = 0;
+        char *p = pc_printf("%s/%s", dir, de->d_name);
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && file_type(p, &t) == 0 && t == S_IFDIR)
+            found = holds_ctf(p, depth + 1);
+        free(p);
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* lttng creates ust/ even when no process registered: only a metadata file says a trace. */
+int pc_outdir_has_trace(const pc_ctx *c)
+{
+    DIR *d = opendir(c->out);
+    int found = 0;
+    for (struct dirent *de; d && !found && (de = readdir(d));) {
+        int own = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+        for (size_t i = 0; !own && i < sizeof(own_entries) / sizeof(own_entries[0]); i++)
+            own = strcmp(de->d_name, own_entries[i].name) == 0;
+        if (!own) {
+            char *p = pc_printf("%s/%s", c->out, de->d_name);
+            found = holds_ctf(p, 1);
+            free(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 int pc_outdir_prepare(pc_ctx *c)
 {
     return c->o.out ? given_dir(c) : default_dir(c);

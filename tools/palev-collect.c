@@ -162,7 +162,7 @@ static int parse_args(pc_opts *o, int argc, char **argv)
 
 static int find_tools(pc_ctx *c)
 {
-    const char *tools[] = { "lttng", "babeltrace2", c->o.live ? "lttng-relayd" : NULL };
+    const char *tools[] = { "lttng", c->o.live ? "lttng-relayd" : NULL, c->o.live ? "babeltrace2" : NULL };
     for (size_t i = 0; i < 3 && tools[i]; i++) {
         char *path = pc_which(tools[i]);
         if (!path)

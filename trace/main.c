@@ -9,9 +9,11 @@
 
 #include "commands.h"
 
+extern const pt_command pt_cmd_status;  /* cmd_status.c */
+
 static const pt_command *const commands[] = {
     &pt_cmd_summary, &pt_cmd_activities, &pt_cmd_counters, &pt_cmd_export, &pt_cmd_report, &pt_cmd_top,
-    &pt_cmd_stacks,
+    &pt_cmd_stacks, &pt_cmd_status,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -8,7 +8,8 @@
 #   live       --live streams through an lttng-relayd on loopback; the relayd it started is gone
 #   noprovider minivm without its probe provider: the reason and the hint on stderr, the
 #              ProviderStatus event in the trace, the exit status still the program's; with
-#              --strict, 3 instead of the program's 0 (a clean run still 0)
+#              --strict, 3 instead of the program's 0 (a clean run still 0); without palev-trace
+#              beside palev-collect, the check said skipped
 #   dirs       -o DIR holding a trace (palev-collect's or plain lttng's) or anything else: exit 2,
 #              nothing touched; --replace replaces a trace only; an empty DIR is used; two runs
 #              started in the same second without -o get two directories
@@ -153,6 +154,30 @@ EOF
         palev_fail "--strict, a clean run: exit $?: $(cat clean.err)"
     [ ! -s clean.err ] || palev_fail "--strict, a clean run: $(cat clean.err)"
     echo "--strict: 3 for the missing provider of a run ending 0; a clean run 0"
+    # The check is palev-trace status's: a palev-collect without palev-trace beside it says the
+    # check was skipped (a failure under --strict).
+    mkdir lone && cp "$pcollect" lone/ || palev_fail "cannot copy palev-collect"
+    for strict in "" --strict; do
+        "$work/lone/palev-collect" -m "$manifest" $strict -o "$work/lone.trace$strict" -- "$minivm" exit0.masm \
+            > lone.out 2> lone.err
+        rc=$?
+        echo "palev-collect: palev-trace is not installed beside palev-collect ($work/lone): the trace was not checked" > want.err
+        [ -z "$strict" ] || echo "palev-collect: --strict: exit status 3 for what the check found ($minivm exited 0)" >> want.err
+        want=0
+        [ -z "$strict" ] || want=3
+        diff -u want.err lone.err && [ $rc = $want ] ||
+            palev_fail "without palev-trace${strict:+, $strict}: exit $rc"
+    done
+    echo "without palev-trace beside it: the check said skipped; --strict 3"
+    # A program that does not use paleventing: no process registered, lttng wrote no trace.
+    "$pcollect" -m "$manifest" -o "$work/true.trace" -- true > true.out 2> true.err ||
+        palev_fail "true: palev-collect exited $?: $(cat true.err)"
+    cat > want.err <<EOF
+palev-collect: true recorded no event of Palev_Runtime, and no Paleventing:ProviderStatus: it does not use paleventing, or libpaleventing could not load its own libPaleventing-lttng.so either
+palev-collect: with PALEV_DEBUG=1 in its environment, the program says on stderr what paleventing loaded, from where, and why not
+EOF
+    diff -u want.err true.err || palev_fail "true: not the check's two lines"
+    echo "a program without paleventing: said so"
     # libpaleventing copied without its own probe provider: the program's events are recorded,
     # ProviderStatus cannot be, and palev-collect says why.
     mkdir lonely lonelylib && cp "$minivm" "$(dirname "$minivm")/libPalev_Runtime-lttng.so" lonely/ &&
