@@ -30,6 +30,7 @@ typedef struct pc_buf {
 typedef struct pc_opts {
     pc_strv manifests;          /* -m */
     pc_strv extra;              /* -e */
+    pc_strv renames;            /* --provider-name ETWNAME=LTTNGNAME */
     const char *keywords, *level, *es_filter, *out;
     int stacks, live, check, replace;
     int all_processes;          /* track by user, not the program's tree */

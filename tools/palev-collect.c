@@ -18,11 +18,16 @@
 #include "collect.h"
 
 static const char usage_text[] =
-    "usage: palev-collect -m MANIFEST [-m MANIFEST]... [-e EVENT]... [--keywords K] [--level N]\n"
+    "usage: palev-collect -m MANIFEST [-m MANIFEST]... [--provider-name ETWNAME=LTTNGNAME]...\n"
+    "                     [-e EVENT]... [--keywords K] [--level N]\n"
     "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L]\n"
     "                     [-o DIR [--replace]] [--all-processes] [--no-check | --strict]\n"
     "                     -- COMMAND [ARG...]\n"
     "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
+    "  --provider-name ETWNAME=LTTNGNAME\n"
+    "                          the program was built with this provider renamed (palev-gen's and\n"
+    "                          palev_add_provider's option; repeatable); kept in\n"
+    "                          DIR/palev-manifests/provider-names\n"
     "  -e EVENT                also these LTTng events, wildcards allowed (repeatable): typed events\n"
     "                          the program defines at run time, e.g. -e 'MiniVM_*'\n"
     "  --keywords K            keyword names (any case, \"GC\" or \"GCKeyword\") or a hex mask;\n"
@@ -55,7 +60,7 @@ static const char usage_text[] =
 
 enum {
     OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE,
-    OPT_ALL, OPT_STRICT,
+    OPT_ALL, OPT_STRICT, OPT_RENAME,
 };
 
 static const struct option long_options[] = {
@@ -69,6 +74,7 @@ static const struct option long_options[] = {
     { "replace", no_argument, NULL, OPT_REPLACE },
     { "all-processes", no_argument, NULL, OPT_ALL },
     { "strict", no_argument, NULL, OPT_STRICT },
+    { "provider-name", required_argument, NULL, OPT_RENAME },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -113,6 +119,16 @@ static int set_ports(pc_opts *o, const char *arg)
     return 0;
 }
 
+/* ETWNAME=LTTNGNAME, each side checked by palev-gen. */
+static int add_rename(pc_opts *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || strchr(arg, '\n'))
+        return usage_error("--provider-name wants ETWNAME=LTTNGNAME, not \"%s\"", arg);
+    pc_strv_push(&o->renames, arg);
+    return 0;
+}
+
 /* One option; returns 0, -1 for --help, or the exit status of a usage error. */
 static int set_option(pc_opts *o, int letter, const char *arg)
 {
@@ -130,6 +146,7 @@ static int set_option(pc_opts *o, int letter, const char *arg)
     case OPT_ALL: o->all_processes = 1; return 0;
     case OPT_STRICT: o->strict = 1; return 0;
     case OPT_PORTS: return set_ports(o, arg);
+    case OPT_RENAME: return add_rename(o, arg);
     case 'h': fputs(usage_text, stdout); return -1;
     default: return PC_EXIT_USAGE;
     }
@@ -279,11 +296,30 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
-/* The manifests beside the trace, for the tools reading it (palev-trace). */
+/* --provider-name's renames, one ETWNAME=LTTNGNAME a line: what palev-trace needs to match the
+ * manifests to a trace of renamed providers. */
+static int keep_renames(const pc_ctx *c, const char *dir)
+{
+    if (!c->o.renames.n)
+        return 0;
+    char *path = pc_printf("%s/provider-names", dir);
+    FILE *f = fopen(path, "wx");
+    int rc = !f;
+    for (size_t i = 0; f && i < c->o.renames.n; i++)
+        rc |= fprintf(f, "%s\n", c->o.renames.v[i]) < 0;
+    if (f)
+        rc |= fclose(f) != 0;
+    if (rc)
+        pc_fail(PC_EXIT_SETUP, "cannot write %s", path);
+    free(path);
+    return rc ? PC_EXIT_SETUP : 0;
+}
+
+/* The manifests beside the trace, for the tools reading it (palev-trace), with the renames. */
 static int keep_manifests(pc_ctx *c)
 {
     char *dir = pc_printf("%s/palev-manifests", c->out);
-    int rc = pc_mkdirs(dir, 0777) ? pc_fail(PC_EXIT_SETUP, "cannot create %s", dir) : 0;
+    int rc = pc_mkdirs(dir, 0777) ? pc_fail(PC_EXIT_SETUP, "cannot create %s", dir) : keep_renames(c, dir);
     for (size_t i = 0; i < c->o.manifests.n && !rc; i++) {
         const char *m = c->o.manifests.v[i], *slash = strrchr(m, '/');
         const char *base = slash ? slash + 1 : m;
@@ -365,6 +401,7 @@ int main(int argc, char **argv)
     pc_outdir_release(&c, rc != 0);
     pc_strv_free(&c.o.manifests);
     pc_strv_free(&c.o.extra);
+    pc_strv_free(&c.o.renames);
     pc_strv_free(&c.providers);
     free(c.gen);
     free(c.out);

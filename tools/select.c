@@ -22,14 +22,22 @@ static void chomp(pc_buf *b)
         b->data[--b->len] = '\0';
 }
 
-/* palev-gen ARGS... MANIFEST with its stdout in out (trailing newline removed) and its stderr
- * shown or not; returns its exit status. */
-static int gen(const pc_ctx *c, const char *const *args, const char *manifest, pc_buf *out, int quiet)
+/* palev-gen ARGS... [--provider-name R]... MANIFEST with its stdout in out (trailing newline
+ * removed) and its stderr shown or not; returns its exit status. */
+static int gen_renamed(const pc_ctx *c, const char *const *args, const pc_strv *renames, const char *manifest,
+                       pc_buf *out, int quiet)
 {
-    const char *argv[12] = { c->gen };
-    size_t n = 1;
+    size_t n = 1, max = 12 + 2 * (renames ? renames->n : 0);
+    const char **argv = calloc(max, sizeof(*argv));
+    if (!argv)
+        abort();
+    argv[0] = c->gen;
     while (*args && n < 10)
         argv[n++] = *args++;
+    for (size_t i = 0; renames && i < renames->n; i++) {
+        argv[n++] = "--provider-name";
+        argv[n++] = renames->v[i];
+    }
     argv[n++] = manifest;
     argv[n] = NULL;
     pc_cmd cmd = { .argv = argv, .out = out ? PC_CAPTURE : PC_DISCARD, .out_buf = out,
@@ -37,12 +45,50 @@ static int gen(const pc_ctx *c, const char *const *args, const char *manifest, p
     int rc = pc_run(&cmd);
     if (out && out->data)
         chomp(out);
+    free(argv);
     return rc;
 }
 
-/* The manifest's events for these keywords (NULL: every keyword) and the level; palev-gen
- * explains unknown keywords. */
-static int enable_list(const pc_ctx *c, const char *manifest, const char *keywords, pc_buf *out)
+static int gen(const pc_ctx *c, const char *const *args, const char *manifest, pc_buf *out, int quiet)
+{
+    return gen_renamed(c, args, NULL, manifest, out, quiet);
+}
+
+/* The --provider-name renames of the manifest's providers (palev-gen refuses one naming a
+ * provider the manifest lacks). */
+static void renames_of(const pc_ctx *c, const char *manifest, pc_strv *out)
+{
+    const char *args[] = { "providers", NULL };
+    for (size_t i = 0; i < c->o.renames.n; i++) {
+        pc_strv one = { 0 };
+        pc_strv_push(&one, c->o.renames.v[i]);
+        if (c->o.manifests.n == 1 || gen_renamed(c, args, &one, manifest, NULL, 1) == 0)
+            pc_strv_push(out, c->o.renames.v[i]);
+        pc_strv_free(&one);
+    }
+}
+
+/* Every rename names a provider of some manifest. */
+static int check_renames(const pc_ctx *c)
+{
+    const char *args[] = { "providers", NULL };
+    for (size_t i = 0; i < c->o.renames.n && c->o.manifests.n > 1; i++) {
+        pc_strv one = { 0 };
+        size_t k = 0;
+        pc_strv_push(&one, c->o.renames.v[i]);
+        while (k < c->o.manifests.n && gen_renamed(c, args, &one, c->o.manifests.v[k], NULL, 1))
+            k++;
+        pc_strv_free(&one);
+        if (k == c->o.manifests.n)
+            return pc_fail(PC_EXIT_USAGE, "--provider-name %s: no manifest has that provider", c->o.renames.v[i]);
+    }
+    return 0;
+}
+
+/* The manifest's events for these keywords (NULL: every keyword) and the level, under their
+ * renamed providers; palev-gen explains unknown keywords. */
+static int enable_list(const pc_ctx *c, const char *manifest, const pc_strv *renames, const char *keywords,
+                       pc_buf *out)
 {
     const char *args[6] = { "enable-list" };
     size_t n = 1;
@@ -54,7 +100,7 @@ static int enable_list(const pc_ctx *c, const char *manifest, const char *keywor
         args[n++] = "--keywords";
         args[n++] = keywords;
     }
-    int rc = gen(c, args, manifest, out, 0);
+    int rc = gen_renamed(c, args, renames, manifest, out, 0);
     return rc ? pc_fail(PC_EXIT_USAGE, "palev-gen enable-list failed (exit %d): nothing recorded", rc) : 0;
 }
 
@@ -65,11 +111,11 @@ static int knows_keywords(const pc_ctx *c, const char *manifest)
     return gen(c, args, manifest, NULL, 1) == 0;
 }
 
-static int add_providers(pc_ctx *c, const char *manifest)
+static int add_providers(pc_ctx *c, const char *manifest, const pc_strv *renames)
 {
     const char *args[] = { "providers", NULL };
     pc_buf out = { 0 };
-    int rc = gen(c, args, manifest, &out, 0);
+    int rc = gen_renamed(c, args, renames, manifest, &out, 0);
     if (rc)
         rc = pc_fail(PC_EXIT_USAGE, "palev-gen providers %s failed", manifest);
     for (char *p = out.data ? strtok(out.data, " \n") : NULL; !rc && p; p = strtok(NULL, " \n"))
@@ -84,24 +130,27 @@ int pc_select_events(pc_ctx *c)
 {
     const pc_opts *o = &c->o;
     pc_buf events = { 0 };
-    int known = 0, rc = 0;
+    int known = 0, rc = check_renames(c);
     for (size_t i = 0; i < o->manifests.n && !rc; i++) {
         const char *m = o->manifests.v[i], *kw = o->keywords;
         pc_buf list = { 0 };
+        pc_strv renames = { 0 };
+        renames_of(c, m, &renames);
         if (o->keywords && o->manifests.n > 1) {
             if (knows_keywords(c, m))
                 known = 1;
             else
                 kw = "0";
         }
-        rc = enable_list(c, m, kw, &list);
+        rc = enable_list(c, m, &renames, kw, &list);
         if (!rc)
-            rc = add_providers(c, m);
+            rc = add_providers(c, m, &renames);
         if (!rc && !list.len)
             pc_warn("no event of %s has these keywords and level", m);
         if (!rc && list.len)
             pc_buf_printf(&events, "%s%s", events.len ? "," : "", list.data);
         pc_buf_free(&list);
+        pc_strv_free(&renames);
     }
     if (!rc && o->keywords && !known && o->manifests.n > 1) {
         const char *args[] = { "enable-list", "--keywords", o->keywords, NULL };

@@ -21,6 +21,9 @@
 #              through the run, is not; minivms a script starts (fork and exec) are, from their
 #              first event; a child forked without exec (fault_host --fork) is, every event; a
 #              child outliving the program runs on; --all-processes records the other minivm
+#   rename     a host built with its provider renamed (mem_host: Palev-Bench=Palev_Mem) records
+#              its events through --provider-name, kept in palev-manifests/provider-names;
+#              without it nothing is recorded and the check says so; renames apply per manifest
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -367,6 +370,38 @@ follow)
     [ -n "$(events_of "$work/all" "$other")" ] || palev_fail "--all-processes: the other minivm ($other) was not recorded"
     wait
     echo "--all-processes: the other minivm recorded too"
+    ;;
+rename)
+    palev_require_sessiond
+    host=$build/tests/e2e/mem_host bench=$here/../bench/bench.man
+    # Without the rename: palev-gen's names select nothing the host fires.
+    "$pcollect" -m "$bench" --strict -o "$work/plain" -- "$host" 1 50 > plain.out 2> plain.err
+    rc=$?
+    [ $rc = 3 ] && grep -q -x 'palev-collect: mem_host recorded no event of Palev_Bench, and no process registered it (built from another manifest?)' plain.err ||
+        palev_fail "without --provider-name: exit $rc, want 3 and the check saying so: $(cat plain.err)"
+    # With it: the host's events, its provider loaded, nothing to say, the rename kept.
+    "$pcollect" -m "$bench" --provider-name Palev-Bench=Palev_Mem --strict -o "$work/renamed" -- "$host" 1 50 \
+        > renamed.out 2> renamed.err || palev_fail "--provider-name: exit $?: $(cat renamed.out renamed.err)"
+    [ ! -s renamed.err ] || palev_fail "--provider-name: the check said: $(cat renamed.err)"
+    grep -q -x 'palev-collect: session palev-collect-[0-9]* records 6 events of Palev_Mem and paleventing.s own' renamed.out ||
+        palev_fail "--provider-name: not the 6 events of Palev_Mem: $(cat renamed.out)"
+    pid=$(command_pid renamed.out)
+    n=$(babeltrace2 "$work/renamed" | grep -F "vpid = $pid," | grep -c ' Palev_Mem:')
+    [ "$n" -gt 0 ] || palev_fail "--provider-name: no Palev_Mem event recorded"
+    echo "Palev-Bench=Palev_Mem" | cmp - "$work/renamed/palev-manifests/provider-names" ||
+        palev_fail "palev-manifests/provider-names: $(cat "$work/renamed/palev-manifests/provider-names")"
+    echo "--provider-name Palev-Bench=Palev_Mem: $n Palev_Mem events, the rename kept"
+    # Two manifests: the rename applies to the one with that provider.
+    "$pcollect" -m "$manifest" -m "$bench" --provider-name Palev-Bench=Palev_Mem --no-check -o "$work/two" \
+        -- "$host" 1 10 > two.out 2>&1 || palev_fail "two manifests: exit $?: $(cat two.out)"
+    grep -q -x 'palev-collect: session palev-collect-[0-9]* records 28 events of Palev_Runtime Palev_Mem and paleventing.s own' two.out ||
+        palev_fail "two manifests: $(cat two.out)"
+    expect_exit 2 '^palev-collect: --provider-name Nope=X: no manifest has that provider$' \
+        "$pcollect" -m "$manifest" -m "$bench" --provider-name Nope=X -- true
+    expect_exit 2 'no provider "Nope" in the manifest' "$pcollect" -m "$bench" --provider-name Nope=X -- true
+    expect_exit 2 '^palev-collect: --provider-name wants ETWNAME=LTTNGNAME, not "Nope"$' \
+        "$pcollect" -m "$bench" --provider-name Nope -- true
+    echo "renames apply per manifest; one no manifest knows, or malformed: exit 2"
     ;;
 signals)
     palev_require_sessiond
