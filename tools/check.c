@@ -150,11 +150,18 @@ static char *find_palev_trace(void)
     return NULL;
 }
 
-/* palev-trace status --format tsv; 0 when it read the trace (its warnings, lost events say,
- * are shown as they are). */
-static int read_status(const pc_ctx *c, const char *tool, pc_buf *out)
+/* palev-trace status --format tsv on the LTTng traces (not perf's); 0 when it read them all (its
+ * warnings, lost events say, are shown as they are). */
+static int read_status(const char *tool, const pc_strv *traces, pc_buf *out)
 {
-    const char *argv[] = { tool, "status", "--format", "tsv", "--no-manifests", c->out, NULL };
+    const char **argv = calloc(traces->n + 6, sizeof(*argv));
+    if (!argv)
+        abort();
+    const char *head[] = { tool, "status", "--format", "tsv", "--no-manifests" };
+    for (size_t i = 0; i < 5; i++)
+        argv[i] = head[i];
+    for (size_t i = 0; i < traces->n; i++)
+        argv[5 + i] = traces->v[i];
     pc_buf err = { 0 };
     pc_cmd cmd = { .argv = argv, .out = PC_CAPTURE, .out_buf = out, .err = PC_CAPTURE, .err_buf = &err };
     int rc = pc_run(&cmd);
@@ -164,6 +171,7 @@ static int read_status(const pc_ctx *c, const char *tool, pc_buf *out)
     if (!read)
         pc_warn("palev-trace status could not read the trace (exit %d): not checked", rc);
     pc_buf_free(&err);
+    free(argv);
     return read ? 0 : -1;
 }
 
@@ -178,7 +186,9 @@ int pc_check_trace(pc_ctx *c)
         return 1;
     }
     /* Nothing registered with the session: lttng wrote no trace, there is nothing to read. */
-    if (!pc_outdir_has_trace(c) || read_status(c, tool, &out) == 0) {
+    pc_strv traces = { 0 };
+    pc_outdir_traces(c, &traces);
+    if (!traces.n || read_status(tool, &traces, &out) == 0) {
         if (out.data)
             parse(out.data, &st);
         problems = diagnose(c, &st, &report) > 0;
@@ -189,6 +199,7 @@ int pc_check_trace(pc_ctx *c)
         pc_warn("%s", hint);
     }
     free(st.rows);
+    pc_strv_free(&traces);
     pc_buf_free(&out);
     pc_buf_free(&report);
     free(tool);

@@ -35,6 +35,9 @@ typedef struct pc_opts {
     int stacks, live, check, replace;
     int all_processes;          /* track by user, not the program's tree */
     int strict;                 /* a problem the check finds fails the run */
+    unsigned cpu_hz;            /* --cpu: perf's sampling rate (0: no perf) */
+    int off_cpu;                /* --off-cpu: sched:sched_switch too */
+    const char *call_graph;     /* --call-graph: fp or dwarf */
     unsigned control_port, data_port, live_port;
     char **command;             /* the program and its arguments */
 } pc_opts;
@@ -55,6 +58,10 @@ typedef struct pc_ctx {
     int listener;               /* its seccomp notifications (follow.c), until the follower has it */
     pid_t follower;             /* follow.c's process */
     int follow_ctl;             /* open while the session records */
+    pid_t perf;                 /* perf record, while it records */
+    int perf_ctl, perf_ack;     /* its control pipes, open while it records */
+    char *perf_dir;             /* DIR/perf */
+    int perf_problem;           /* perf was asked for and is missing, refused or failed */
     int status;                 /* its exit status (128 + N: killed by signal N) */
 } pc_ctx;
 
@@ -95,6 +102,7 @@ typedef struct pc_cmd {
     pc_buf *out_buf, *err_buf;  /* for PC_CAPTURE */
     const char *log;            /* stdout and stderr appended to this file, when set */
     int detach;                 /* a session of its own (a daemon), not only a process group */
+    const int *keep_fds;        /* fds it inherits (close-on-exec cleared), -1 ends the list */
 } pc_cmd;
 
 /* Signals palev-collect handles (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1): blocked
@@ -145,8 +153,9 @@ void pc_lttng_cleanup(pc_ctx *c);
 
 /* -o DIR (new, or empty, or a trace to replace on --replace) or ./palev-trace-DATE-TIME[-N]. */
 int pc_outdir_prepare(pc_ctx *c);
-/* lttng (or a relayd) wrote a CTF trace into it. */
-int pc_outdir_has_trace(const pc_ctx *c);
+/* The directories of DIR holding the CTF traces lttng (or a relayd) wrote, added to out: none
+ * when no process registered. */
+void pc_outdir_traces(const pc_ctx *c, pc_strv *out);
 /* The lock goes; when the run failed, a directory we created goes too if it is still empty. */
 void pc_outdir_release(pc_ctx *c, int failed);
 
@@ -182,6 +191,16 @@ int pc_follow_start(pc_ctx *c, int listener);
 /* The session stopped recording: the follower stops tracking; says when the program's tree
  * outlives it. */
 void pc_follow_stop(pc_ctx *c);
+
+/* ---- perf.c: CPU samples ------------------------------------------------------------------ */
+
+/* DIR/perf, before the program is forked (PALEV_PERFMAP_DIR). */
+int pc_perf_prepare(pc_ctx *c);
+/* perf record on the (held) program, ready when it returns; perf missing or refused is said and
+ * is not an error (the LTTng trace is recorded all the same). */
+int pc_perf_start(pc_ctx *c);
+/* perf stops and writes perf.data, converted to CTF in DIR/perf/ctf. */
+void pc_perf_stop(pc_ctx *c);
 
 /* ---- check.c: what the run recorded ------------------------------------------------------- */
 

@@ -209,24 +209,22 @@ static int holds_ctf(const char *dir, int depth)
     return found;
 }
 
-/* lttng creates ust/ even when no process registered: only a metadata file says a trace. */
-int pc_outdir_has_trace(const pc_ctx *c)
+/* lttng creates ust/ even when no process registered: only a metadata file says a trace. The
+ * LTTng traces only: perf/ holds perf's CTF conversion, which is not one of them. */
+void pc_outdir_traces(const pc_ctx *c, pc_strv *out)
 {
     DIR *d = opendir(c->out);
-    int found = 0;
-    for (struct dirent *de; d && !found && (de = readdir(d));) {
+    for (struct dirent *de; d && (de = readdir(d));) {
         int own = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
         for (size_t i = 0; !own && i < sizeof(own_entries) / sizeof(own_entries[0]); i++)
             own = strcmp(de->d_name, own_entries[i].name) == 0;
-        if (!own) {
-            char *p = pc_printf("%s/%s", c->out, de->d_name);
-            found = holds_ctf(p, 1);
-            free(p);
-        }
+        char *p = own ? NULL : pc_printf("%s/%s", c->out, de->d_name);
+        if (p && holds_ctf(p, 1))
+            pc_strv_push(out, p);
+        free(p);
     }
     if (d)
         closedir(d);
-    return found;
 }
 
 int pc_outdir_prepare(pc_ctx *c)

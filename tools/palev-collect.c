@@ -22,6 +22,7 @@ static const char usage_text[] =
     "                     [-e EVENT]... [--keywords K] [--level N]\n"
     "                     [--eventsource-filter S] [--stacks] [--live] [--relayd-ports C,D,L]\n"
     "                     [-o DIR [--replace]] [--all-processes] [--no-check | --strict]\n"
+    "                     [--cpu[=HZ]] [--off-cpu] [--call-graph fp|dwarf]\n"
     "                     -- COMMAND [ARG...]\n"
     "  -m MANIFEST             a manifest whose providers the program fires (repeatable)\n"
     "  --provider-name ETWNAME=LTTNGNAME\n"
@@ -50,7 +51,14 @@ static const char usage_text[] =
     "                          it starts\n"
     "  --no-check              do not read the trace after the run\n"
     "  --strict                exit 3 instead of COMMAND's 0 when the check after the run finds\n"
-    "                          a provider not loaded or nothing recorded\n"
+    "                          a provider not loaded or nothing recorded (or perf did not record)\n"
+    "  --cpu[=HZ]              also CPU samples of COMMAND's threads with call stacks (perf, HZ\n"
+    "                          default 999, CLOCK_MONOTONIC): DIR/perf/perf.data, as CTF in\n"
+    "                          DIR/perf/ctf/; PALEV_PERFMAP=3 names JIT code\n"
+    "  --off-cpu               --cpu and where threads block (sched:sched_switch with call stacks;\n"
+    "                          root or CAP_PERFMON)\n"
+    "  --call-graph fp|dwarf   perf's call stacks: frame pointers (default) or DWARF (perf report\n"
+    "                          only: the CTF conversion keeps no DWARF stacks)\n"
     "Environment: PALEV_GEN, the palev-gen to use (default: beside palev-collect, else on PATH).\n"
     "Exit status: COMMAND's; 2 for usage errors, unknown keywords and missing tools; 1 when tracing\n"
     "could not be set up; 127 when COMMAND is not found, 126 when it cannot run (said before\n"
@@ -60,7 +68,7 @@ static const char usage_text[] =
 
 enum {
     OPT_KEYWORDS = 256, OPT_LEVEL, OPT_ES_FILTER, OPT_LIVE, OPT_PORTS, OPT_STACKS, OPT_NO_CHECK, OPT_REPLACE,
-    OPT_ALL, OPT_STRICT, OPT_RENAME,
+    OPT_ALL, OPT_STRICT, OPT_RENAME, OPT_CPU, OPT_OFF_CPU, OPT_CALL_GRAPH,
 };
 
 static const struct option long_options[] = {
@@ -75,6 +83,9 @@ static const struct option long_options[] = {
     { "all-processes", no_argument, NULL, OPT_ALL },
     { "strict", no_argument, NULL, OPT_STRICT },
     { "provider-name", required_argument, NULL, OPT_RENAME },
+    { "cpu", optional_argument, NULL, OPT_CPU },
+    { "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+    { "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -129,6 +140,17 @@ static int add_rename(pc_opts *o, const char *arg)
     return 0;
 }
 
+/* --cpu[=HZ]: perf's default rate 999 Hz (not a multiple of the kernel's tick). */
+static int set_cpu(pc_opts *o, const char *arg)
+{
+    char *end;
+    unsigned long hz = arg ? strtoul(arg, &end, 10) : 999;
+    if (arg && (!*arg || *end || arg[0] == '-' || hz < 1 || hz > 100000))
+        return usage_error("--cpu wants a rate in Hz, 1 to 100000, not \"%s\"", arg);
+    o->cpu_hz = (unsigned)hz;
+    return 0;
+}
+
 /* One option; returns 0, -1 for --help, or the exit status of a usage error. */
 static int set_option(pc_opts *o, int letter, const char *arg)
 {
@@ -147,6 +169,13 @@ static int set_option(pc_opts *o, int letter, const char *arg)
     case OPT_STRICT: o->strict = 1; return 0;
     case OPT_PORTS: return set_ports(o, arg);
     case OPT_RENAME: return add_rename(o, arg);
+    case OPT_CPU: return set_cpu(o, arg);
+    case OPT_OFF_CPU: o->off_cpu = 1; return 0;
+    case OPT_CALL_GRAPH:
+        if (strcmp(arg, "fp") && strcmp(arg, "dwarf"))
+            return usage_error("--call-graph is fp or dwarf, not \"%s\"", arg);
+        o->call_graph = arg;
+        return 0;
     case 'h': fputs(usage_text, stdout); return -1;
     default: return PC_EXIT_USAGE;
     }
@@ -171,6 +200,12 @@ static int parse_args(pc_opts *o, int argc, char **argv)
         return usage_error("%s", "no manifest: give the program's with -m");
     if (o->strict && !o->check)
         return usage_error("%s", "--strict fails a run on what the check finds: not with --no-check");
+    if (o->off_cpu && !o->cpu_hz)
+        o->cpu_hz = 999;
+    if (o->call_graph && !o->cpu_hz)
+        return usage_error("%s", "--call-graph is for perf's call stacks: give --cpu or --off-cpu");
+    if (!o->call_graph)
+        o->call_graph = "fp";
     o->command = argv + optind;
     return 0;
 }
@@ -261,8 +296,9 @@ static int viewer_if_live(pc_ctx *c)
 static int setup(pc_ctx *c)
 {
     static int (*const steps[])(pc_ctx *) = {
-        find_tools, find_program, pc_select_events, pc_outdir_prepare, pc_sessiond_ensure, relayd_if_live,
-        pc_program_fork, create_session, follow, viewer_if_live, pc_session_start,
+        find_tools, find_program, pc_select_events, pc_outdir_prepare, pc_perf_prepare, pc_sessiond_ensure,
+        relayd_if_live,
+        pc_program_fork, create_session, follow, pc_perf_start, viewer_if_live, pc_session_start,
     };
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
         int rc = steps[i](c), sig = pc_signal_take(NULL);
@@ -339,12 +375,33 @@ static int keep_manifests(pc_ctx *c)
     return rc;
 }
 
+/* With perf's CTF beside it, babeltrace2 cannot read DIR as a whole (perf's clock and LTTng's
+ * share no UUID: its muxer refuses the pair): the LTTng trace's own directories are named. */
+static void say_read(const pc_ctx *c)
+{
+    pc_strv traces = { 0 };
+    char *ctf = c->perf_dir ? pc_printf("%s/ctf", c->perf_dir) : NULL;
+    if (ctf && access(ctf, F_OK) == 0)
+        pc_outdir_traces(c, &traces);
+    if (!traces.n) {
+        pc_say("read it with: babeltrace2 %s", c->out);
+    } else {
+        pc_buf list = { 0 };
+        for (size_t i = 0; i < traces.n; i++)
+            pc_buf_printf(&list, " %s", traces.v[i]);
+        pc_say("read it with: babeltrace2%s, and the CPU samples with: babeltrace2 %s", list.data, ctf);
+        pc_buf_free(&list);
+    }
+    pc_strv_free(&traces);
+    free(ctf);
+}
+
 static void summary(const pc_ctx *c)
 {
     pc_say("%s exited %d", c->o.command[0], c->status);
     if (!c->o.live) {
         pc_say("trace in %s", c->out);
-        pc_say("read it with: babeltrace2 %s", c->out);
+        say_read(c);
     } else if (c->relayd) {
         struct utsname u;
         uname(&u);
@@ -362,6 +419,7 @@ static int run(pc_ctx *c)
     pc_session_end(c);
     if (c->o.live)
         pc_viewer_stop(c);
+    pc_perf_stop(c);
     /* It passed find_program(), yet exec failed (a missing ELF interpreter, say). */
     if (e)
         return pc_fail(c->status, "cannot run %s: %s: nothing recorded", c->o.command[0], strerror(e));
@@ -374,7 +432,7 @@ static int run(pc_ctx *c)
     else
         problems = pc_check_trace(c);
     /* --strict: a problem fails a run the program itself ended well. */
-    if (problems && c->o.strict && c->status == 0)
+    if ((problems || c->perf_problem) && c->o.strict && c->status == 0)
         return pc_fail(PC_EXIT_STRICT, "--strict: exit status %d for what the check found (%s exited 0)",
                        PC_EXIT_STRICT, c->o.command[0]);
     return 0;
@@ -382,7 +440,8 @@ static int run(pc_ctx *c)
 
 int main(int argc, char **argv)
 {
-    pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1, .listener = -1, .follow_ctl = -1 };
+    pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1, .listener = -1, .follow_ctl = -1, .perf_ctl = -1,
+                 .perf_ack = -1 };
     int rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
     pc_signals_init();
@@ -393,6 +452,11 @@ int main(int argc, char **argv)
     if (!rc)
         rc = run(&c);
     pc_program_abandon(&c);
+    pc_stop(c.perf);
+    if (c.perf_ctl >= 0)
+        close(c.perf_ctl);
+    if (c.perf_ack >= 0)
+        close(c.perf_ack);
     if (c.listener >= 0)
         close(c.listener);
     if (c.follow_ctl >= 0)
@@ -406,5 +470,6 @@ int main(int argc, char **argv)
     free(c.gen);
     free(c.out);
     free(c.events);
+    free(c.perf_dir);
     return rc ? rc : c.status;
 }

@@ -21,6 +21,7 @@ static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR
 static struct {
     sigset_t start_mask, wait_mask;
     int installed[NHANDLED];    /* we set a handler (not inherited as ignored) */
+    struct sigaction pipe;      /* SIGPIPE as we got it (ours: ignored, a closed pipe is an EPIPE) */
 } sigs;
 
 static volatile sig_atomic_t last_signal, last_code, last_pid, got_usr1;
@@ -39,6 +40,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 void pc_signals_init(void)
 {
+    struct sigaction ignore = { .sa_handler = SIG_IGN };
+    sigaction(SIGPIPE, &ignore, &sigs.pipe);
     sigset_t set;
     sigemptyset(&set);
     for (size_t i = 0; i < NHANDLED; i++)
@@ -62,6 +65,7 @@ void pc_signals_init(void)
 
 void pc_signals_restore(void)
 {
+    sigaction(SIGPIPE, &sigs.pipe, NULL);
     for (size_t i = 0; i < NHANDLED; i++)
         if (sigs.installed[i])
             signal(handled[i], SIG_DFL);
@@ -132,6 +136,8 @@ static void child(const pc_cmd *c, int out[2], int err[2], int report)
     else
         setpgid(0, 0);
     child_streams(c, out, err);
+    for (const int *fd = c->keep_fds; fd && *fd >= 0; fd++)
+        fcntl(*fd, F_SETFD, 0);
     pc_signals_restore();
     execvp(c->argv[0], (char *const *)c->argv);
     e = errno;

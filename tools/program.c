@@ -24,6 +24,13 @@ static void child(const pc_ctx *c, int go, int report, int follow)
     pc_signals_restore();
     if (c->o.es_filter)
         setenv("PALEV_EVENTSOURCE_FILTER", c->o.es_filter, 1);
+    /* With perf: JIT code named in perf's map and described in a jitdump (perf inject --jit),
+     * unless the user chose otherwise. */
+    if (c->o.cpu_hz && !getenv("PALEV_PERFMAP")) {
+        setenv("PALEV_PERFMAP", "3", 1);
+        if (!getenv("PALEV_PERFMAP_DIR"))
+            setenv("PALEV_PERFMAP_DIR", c->perf_dir, 1);
+    }
     if (follow >= 0)
         pc_follow_child(follow);
     while ((n = read(go, &b, 1)) < 0 && errno == EINTR)

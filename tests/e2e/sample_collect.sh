@@ -24,6 +24,13 @@
 #   rename     a host built with its provider renamed (mem_host: Palev-Bench=Palev_Mem) records
 #              its events through --provider-name, kept in palev-manifests/provider-names;
 #              without it nothing is recorded and the check says so; renames apply per manifest
+#   cpu        --cpu (--off-cpu as root): perf.data recorded on CLOCK_MONOTONIC, its CTF conversion
+#              read with bt2 (cpu_check.py): samples of the program's threads only (not of another
+#              minivm running meanwhile), with call stacks, inside the program's LTTng events; JIT
+#              code named through the jitdump (perf inject --jit)
+#   noperf     perf missing (PATH without it), failing (a perf that exits 255) and refused (as
+#              nobody: --off-cpu's sched:sched_switch): the exact line, the LTTng trace recorded,
+#              the program's exit status (3 under --strict)
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -370,6 +377,101 @@ follow)
     [ -n "$(events_of "$work/all" "$other")" ] || palev_fail "--all-processes: the other minivm ($other) was not recorded"
     wait
     echo "--all-processes: the other minivm recorded too"
+    ;;
+cpu)
+    palev_require_sessiond
+    palev_require_bt2
+    command -v perf > /dev/null || palev_fail "perf is not installed (Debian: linux-perf)"
+    opt=--off-cpu
+    if [ "$(id -u)" != 0 ]; then
+        [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] || { echo "skipped: perf is not permitted to this user"; exit 77; }
+        opt=--cpu
+        echo "not root: --cpu only (--off-cpu needs root)"
+    fi
+    "$minivm" -t 2500 > other.out 2>&1 &
+    other=$!
+    "$pcollect" -m "$manifest" --strict $opt -o "$work/cpu" -- "$minivm" -t 600 > cpu.out 2> cpu.err ||
+        palev_fail "$opt: exit $?: $(cat cpu.out cpu.err)"
+    [ ! -s cpu.err ] || palev_fail "$opt: palev-collect said: $(cat cpu.err)"
+    pid=$(command_pid cpu.out)
+    perf report --header-only -i "$work/cpu/perf/perf.data" 2> /dev/null | grep -q -x '# clockid: monotonic (1)' ||
+        palev_fail "perf.data was not recorded on CLOCK_MONOTONIC"
+    /usr/bin/python3 "$here/cpu_check.py" "$work/cpu/ust" "$work/cpu/perf/ctf" "$pid" cpu-clock ||
+        palev_fail "the CPU samples are not the program's"
+    [ $opt = --cpu ] || /usr/bin/python3 "$here/cpu_check.py" "$work/cpu/ust" "$work/cpu/perf/ctf" "$pid" sched:sched_switch ||
+        palev_fail "the off-CPU samples are not the program's"
+    ! babeltrace2 "$work/cpu/perf/ctf" | grep -q "perf_pid = $other," || palev_fail "samples of the other minivm ($other)"
+    grep -q -x "palev-collect: read it with: babeltrace2 $work/cpu/ust, and the CPU samples with: babeltrace2 $work/cpu/perf/ctf" cpu.out ||
+        palev_fail "palev-collect did not say where the samples are: $(cat cpu.out)"
+    # PALEV_PERFMAP=3: minivm's jitdump beside perf.data, injected: perf report names its JIT code.
+    [ -f "$work/cpu/perf/jit-$pid.dump" ] || palev_fail "no jit-$pid.dump in $work/cpu/perf"
+    perf report -i "$work/cpu/perf/perf.jit.data" --stdio --sort dso 2> /dev/null | grep -q " jitted-$pid-[0-9]*\.so" ||
+        palev_fail "perf report -i perf.jit.data names no jitted code"
+    wait $other
+    echo "$opt: the program's samples only, on CLOCK_MONOTONIC, JIT code named"
+    ;;
+noperf)
+    palev_require_sessiond
+    printf '.method Exit.main()\n    push 0\n    ret\n.end\n' > exit0.masm
+    # check_run RC NAME WANT [TRACE]: the run's exit status RC is WANT, its stderr NAME.err is
+    # NAME.want, its LTTng trace (TRACE, default $work/NAME) holds the program's RuntimeStart
+    check_run() {
+        local rc=$1 name=$2 want=$3 trace=${4:-$work/$2}
+        [ "$rc" = "$want" ] || palev_fail "$name: exit $rc, want $want: $(cat "$name.out" "$name.err")"
+        diff -u "$name.want" "$name.err" || palev_fail "$name: not the line saying why"
+        pid=$(command_pid "$name.out")
+        babeltrace2 "$trace/ust" 2> /dev/null | grep -F "vpid = $pid," | grep -q ' Palev_Runtime:RuntimeStart: ' ||
+            palev_fail "$name: the LTTng trace was not recorded"
+    }
+    # perf missing: a PATH with lttng alone.
+    mkdir bin && ln -s "$(command -v lttng)" bin/lttng || palev_fail "cannot make bin/"
+    for strict in "" --strict; do
+        PATH=$work/bin "$pcollect" -m "$manifest" --cpu $strict -o "$work/absent$strict" -- "$minivm" exit0.masm \
+            > "absent$strict.out" 2> "absent$strict.err"
+        rc=$?
+        echo "palev-collect: --cpu: perf is not installed (Debian: apt-get install linux-perf): no CPU samples; the LTTng trace is still recorded" \
+            > "absent$strict.want"
+        [ -z "$strict" ] || echo "palev-collect: --strict: exit status 3 for what the check found ($minivm exited 0)" >> "absent$strict.want"
+        want=0
+        [ -z "$strict" ] || want=3
+        check_run $rc "absent$strict" $want
+    done
+    echo "perf missing: said, the LTTng trace recorded, exit 0 (3 under --strict)"
+    # perf failing: a perf that exits 255.
+    mkdir fake && printf '#!/bin/sh\necho "perf: cannot do that here" >&2\nexit 255\n' > fake/perf && chmod +x fake/perf
+    PATH=$work/fake:$PATH "$pcollect" -m "$manifest" --cpu -o "$work/failing" -- "$minivm" exit0.masm > failing.out 2> failing.err
+    rc=$?
+    echo "palev-collect: --cpu: perf record exited 255 (see $work/failing/perf/perf.log): no CPU samples; the LTTng trace is still recorded" > failing.want
+    check_run $rc failing 0
+    grep -q -x 'perf: cannot do that here' "$work/failing/perf/perf.log" || palev_fail "perf's words are not in perf.log"
+    echo "perf failing: said, its words in perf.log, the LTTng trace recorded"
+    # perf refused: --off-cpu as nobody (a session daemon of nobody's own, stopped at the end).
+    if [ "$(id -u)" != 0 ] || ! command -v setpriv > /dev/null; then
+        echo "not root: the refusal as nobody not tried"
+        exit 0
+    fi
+    mkdir -p nobody/home && chmod -R 777 nobody || palev_fail "cannot make nobody/"
+    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work/nobody/home" "$@"; }
+    as_nobody lttng-sessiond --daemonize --no-kernel || palev_fail "cannot start a session daemon as nobody"
+    nobody_sessiond=$(cat nobody/home/.lttng/lttng-sessiond.pid)
+    . "$here/sessiond_lib.sh"
+    trap 'kill $nobody_sessiond 2> /dev/null; palev_wait_gone $nobody_sessiond 50; palev_cleanup_sessions' EXIT
+    level=$(cat /proc/sys/kernel/perf_event_paranoid)
+    readable=""
+    as_nobody test -r /sys/kernel/tracing/events/sched/sched_switch/id ||
+        as_nobody test -r /sys/kernel/debug/tracing/events/sched/sched_switch/id || readable="not "
+    if [ "$level" -le -1 ] && [ -z "$readable" ]; then
+        echo "perf_event_paranoid is $level and tracefs readable: nobody may record sched_switch, no refusal to see"
+        exit 0
+    fi
+    as_nobody "$pcollect" -m "$manifest" --off-cpu -o "$work/nobody/trace" -- "$minivm" -t 300 \
+        > nobody/trace.out 2> nobody/trace.err
+    rc=$?
+    echo "palev-collect: --off-cpu: sched:sched_switch needs root or CAP_PERFMON here (kernel.perf_event_paranoid is $level, tracefs ${readable}readable): run palev-collect as root, or as root: sysctl -w kernel.perf_event_paranoid=-1 and mount -o remount,mode=755 /sys/kernel/tracing; CPU samples only" \
+        > nobody/trace.want
+    (cd nobody && check_run $rc trace 0 "$work/nobody/trace") || exit 1
+    babeltrace2 "$work/nobody/trace/perf/ctf" | grep -q ' cpu-clock:u: ' || palev_fail "nobody: no user-space CPU samples"
+    echo "perf refused (--off-cpu as nobody): said with the fix, CPU samples and the LTTng trace recorded"
     ;;
 rename)
     palev_require_sessiond
