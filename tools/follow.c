@@ -229,16 +229,18 @@ static void serve(follower *f)
 static void become_follower(const char *session, int listener, int ctl, pid_t program)
 {
     int null = open("/dev/null", O_RDWR);
+    /* Out of the way first: either may be 3 or 4 now. */
+    listener = fcntl(listener, F_DUPFD_CLOEXEC, 10);
+    ctl = fcntl(ctl, F_DUPFD_CLOEXEC, 10);
     setsid();
     dup2(null, 0);
     dup2(null, 1);
     dup2(null, 2);
-    dup2(listener, 3);
-    dup2(ctl, 4);
-    for (int fd = 5; fd < 1024; fd++)
-        close(fd);
-    fcntl(3, F_SETFD, FD_CLOEXEC);
-    fcntl(4, F_SETFD, FD_CLOEXEC);
+    dup3(listener, 3, O_CLOEXEC);
+    dup3(ctl, 4, O_CLOEXEC);
+    if (close_range(5, ~0U, 0))
+        for (int fd = 5; fd < 1024; fd++)
+            close(fd);
     follower f = { .session = session, .listener = 3, .ctl = 4, .recording = 1 };
     f.tracked = malloc(sizeof(*f.tracked));
     if (f.tracked)

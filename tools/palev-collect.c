@@ -438,6 +438,39 @@ static int run(pc_ctx *c)
     return 0;
 }
 
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Whatever happened: nothing we started outlives us but what must (the follower, while the
+ * program's children run), and a directory we created goes again if nothing went into it. */
+static void cleanup(pc_ctx *c, int failed)
+{
+    pc_program_abandon(c);
+    pc_stop(c->perf);
+    close_fd(&c->perf_ctl);
+    close_fd(&c->perf_ack);
+    close_fd(&c->listener);
+    close_fd(&c->follow_ctl);
+    pc_lttng_cleanup(c);
+    pc_outdir_release(c, failed);
+}
+
+static void free_ctx(pc_ctx *c)
+{
+    pc_strv_free(&c->o.manifests);
+    pc_strv_free(&c->o.extra);
+    pc_strv_free(&c->o.renames);
+    pc_strv_free(&c->providers);
+    free(c->gen);
+    free(c->out);
+    free(c->events);
+    free(c->perf_dir);
+}
+
 int main(int argc, char **argv)
 {
     pc_ctx c = { .go_fd = -1, .report_fd = -1, .out_fd = -1, .listener = -1, .follow_ctl = -1, .perf_ctl = -1,
@@ -446,30 +479,14 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     pc_signals_init();
     rc = parse_args(&c.o, argc, argv);
-    if (rc)
+    if (rc) {
+        free_ctx(&c);
         return rc < 0 ? 0 : rc;
+    }
     rc = setup(&c);
     if (!rc)
         rc = run(&c);
-    pc_program_abandon(&c);
-    pc_stop(c.perf);
-    if (c.perf_ctl >= 0)
-        close(c.perf_ctl);
-    if (c.perf_ack >= 0)
-        close(c.perf_ack);
-    if (c.listener >= 0)
-        close(c.listener);
-    if (c.follow_ctl >= 0)
-        close(c.follow_ctl);
-    pc_lttng_cleanup(&c);
-    pc_outdir_release(&c, rc != 0);
-    pc_strv_free(&c.o.manifests);
-    pc_strv_free(&c.o.extra);
-    pc_strv_free(&c.o.renames);
-    pc_strv_free(&c.providers);
-    free(c.gen);
-    free(c.out);
-    free(c.events);
-    free(c.perf_dir);
+    cleanup(&c, rc != 0);
+    free_ctx(&c);
     return rc ? rc : c.status;
 }

@@ -31,6 +31,9 @@
 #   noperf     perf missing (PATH without it), failing (a perf that exits 255) and refused (as
 #              nobody: --off-cpu's sched:sched_switch): the exact line, the LTTng trace recorded,
 #              the program's exit status (3 under --strict)
+#   valgrind   palev-collect itself under valgrind memcheck (VALGRIND in the environment): no error,
+#              no leak; valgrind has no seccomp, so this is also the run where the program's
+#              children cannot be followed: the warning, and the program's own events recorded
 #   errors     unknown keywords, missing tools and bad usage exit 2 with a message; a program
 #              that does not exist or cannot run exits 127 or 126 before any session or
 #              directory exists, with one line saying so
@@ -69,6 +72,10 @@ event_names() {
 # A directory's files and their checksums, to see that nothing in it changed.
 fingerprint() {
     (cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum)
+}
+# quiet.masm: a collection and 100 ms of sleep, forever: another process recording events, lightly.
+quiet() {
+    printf '.method Quiet.main()\nloop:\n    call std.gc\n    pop\n    push 100\n    call std.sleep\n    pop\n    jmp loop\n.end\n' > quiet.masm
 }
 # The vpids of a trace's events, sorted, one per line.
 trace_pids() {
@@ -323,9 +330,12 @@ follow)
     events_of() {
         babeltrace2 "$1" | grep -F "vpid = $2," | awk '{ sub(/:$/, "", $4); print $4 }'
     }
-    # Another minivm of the same user, recording all along: palev-collect must not record it.
-    "$minivm" -t 3000 > other.out 2>&1 &
+    # Another minivm of the same user, recording all along (stopped at the end): palev-collect
+    # must not record it, unless --all-processes.
+    quiet
+    "$minivm" quiet.masm > other.out 2>&1 &
     other=$!
+    trap 'kill $other 2> /dev/null; palev_cleanup_sessions' EXIT
     printf '#!/bin/sh\n"%s" "%s"\n"%s" "%s" &\nwait\n' "$minivm" "$work/exit0.masm" "$minivm" "$work/exit0.masm" > kids.sh
     chmod +x kids.sh
     sleep 0.5
@@ -336,6 +346,7 @@ follow)
     babeltrace2 "$work/kids" | sed -n 's/.*{ vpid = \([0-9]*\), vtid = [0-9]*, procname = "\([^"]*\)".*/\1 \2/p' |
         sed 's/-ust$//' | sort -u > kids.pids
     cat kids.pids
+    kill -0 "$other" || palev_fail "the other minivm ended early: $(cat other.out)"
     ! grep -q "^$other " kids.pids || palev_fail "the other minivm (pid $other) was recorded"
     [ "$(grep -c ' minivm$' kids.pids)" = 2 ] && [ "$(wc -l < kids.pids)" = 2 ] ||
         palev_fail "not kids.sh's two minivms and nothing else: $(cat kids.pids)"
@@ -357,7 +368,7 @@ follow)
         echo "fault_host $who (pid $pid): $got Ticks recorded of $fired fired"
     done
     # A child outliving the program: palev-collect says so; the child runs on to its end.
-    "$pcollect" -m "$manifest" --no-check -o "$work/orphan" -- sh -c "\"$minivm\" -t 1000 > $work/orphan.vm 2>&1 & exit 0" \
+    "$pcollect" -m "$manifest" --no-check -o "$work/orphan" -- sh -c "\"$minivm\" -t 3000 > $work/orphan.vm 2>&1 & exit 0" \
         > orphan.out 2>&1 || palev_fail "the orphan's parent: exit $?: $(cat orphan.out)"
     grep -q -x 'palev-collect: processes sh started still run: what they record from now on is not in the trace' orphan.out ||
         palev_fail "palev-collect did not say the orphan runs on: $(cat orphan.out)"
@@ -369,13 +380,10 @@ follow)
         palev_fail "the orphan minivm did not finish: $(cat orphan.vm)"
     echo "a child outliving the program ran to its end: $(cat orphan.vm)"
     # --all-processes: every process of the user, the other minivm included.
-    "$minivm" -t 1500 > other2.out 2>&1 &
-    other=$!
-    sleep 0.5
+    kill -0 "$other" || palev_fail "the other minivm ended early: $(cat other.out)"
     "$pcollect" -m "$manifest" --no-check --all-processes -o "$work/all" -- "$minivm" exit0.masm > all.out 2>&1 ||
         palev_fail "--all-processes: exit $?: $(cat all.out)"
     [ -n "$(events_of "$work/all" "$other")" ] || palev_fail "--all-processes: the other minivm ($other) was not recorded"
-    wait
     echo "--all-processes: the other minivm recorded too"
     ;;
 cpu)
@@ -388,10 +396,13 @@ cpu)
         opt=--cpu
         echo "not root: --cpu only (--off-cpu needs root)"
     fi
-    "$minivm" -t 2500 > other.out 2>&1 &
+    quiet
+    "$minivm" quiet.masm > other.out 2>&1 &
     other=$!
+    trap 'kill $other 2> /dev/null; palev_cleanup_sessions' EXIT
     "$pcollect" -m "$manifest" --strict $opt -o "$work/cpu" -- "$minivm" -t 600 > cpu.out 2> cpu.err ||
         palev_fail "$opt: exit $?: $(cat cpu.out cpu.err)"
+    kill -0 "$other" || palev_fail "the other minivm ended early: $(cat other.out)"
     [ ! -s cpu.err ] || palev_fail "$opt: palev-collect said: $(cat cpu.err)"
     pid=$(command_pid cpu.out)
     perf report --header-only -i "$work/cpu/perf/perf.data" 2> /dev/null | grep -q -x '# clockid: monotonic (1)' ||
@@ -407,7 +418,6 @@ cpu)
     [ -f "$work/cpu/perf/jit-$pid.dump" ] || palev_fail "no jit-$pid.dump in $work/cpu/perf"
     perf report -i "$work/cpu/perf/perf.jit.data" --stdio --sort dso 2> /dev/null | grep -q " jitted-$pid-[0-9]*\.so" ||
         palev_fail "perf report -i perf.jit.data names no jitted code"
-    wait $other
     echo "$opt: the program's samples only, on CLOCK_MONOTONIC, JIT code named"
     ;;
 noperf)
@@ -472,6 +482,22 @@ noperf)
     (cd nobody && check_run $rc trace 0 "$work/nobody/trace") || exit 1
     babeltrace2 "$work/nobody/trace/perf/ctf" | grep -q ' cpu-clock:u: ' || palev_fail "nobody: no user-space CPU samples"
     echo "perf refused (--off-cpu as nobody): said with the fix, CPU samples and the LTTng trace recorded"
+    ;;
+valgrind)
+    palev_require_sessiond
+    [ -n "${VALGRIND:-}" ] || palev_fail "VALGRIND is not set"
+    vg=("$VALGRIND" --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --quiet)
+    "${vg[@]}" "$pcollect" -m "$manifest" --keywords gc -o "$work/vg" -- "$minivm" -t 200 > vg.out 2> vg.err
+    rc=$?
+    [ $rc = 0 ] || palev_fail "palev-collect under valgrind: exit $rc: $(cat vg.err)"
+    echo "palev-collect: cannot follow the processes $minivm starts (seccomp: Function not implemented): only its own events are recorded (--all-processes records every process of the user)" > want.err
+    grep -v '^--[0-9]*-- ' vg.err | diff -u want.err - || palev_fail "under valgrind: not the warning alone"
+    pid=$(command_pid vg.out)
+    babeltrace2 "$work/vg" | grep -F "vpid = $pid," | grep -q ' Palev_Runtime:GCStart: ' ||
+        palev_fail "under valgrind: the program's events were not recorded"
+    "${vg[@]}" "$pcollect" --frobnicate > /dev/null 2>&1
+    [ $? = 2 ] || palev_fail "palev-collect --frobnicate under valgrind: not exit 2"
+    echo "palev-collect under valgrind: no error, no leak; without seccomp the program alone, said"
     ;;
 rename)
     palev_require_sessiond
