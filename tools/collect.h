@@ -156,6 +156,9 @@ int pc_outdir_prepare(pc_ctx *c);
 /* The directories of DIR holding the CTF traces lttng (or a relayd) wrote, added to out: none
  * when no process registered. */
 void pc_outdir_traces(const pc_ctx *c, pc_strv *out);
+/* The manifests (DIR/palev-manifests/NAME.man) and the --provider-name renames
+ * (DIR/palev-manifests/provider-names) beside the trace, for the tools reading it. */
+int pc_outdir_keep_manifests(const pc_ctx *c);
 /* The lock goes; when the run failed, a directory we created goes too if it is still empty. */
 void pc_outdir_release(pc_ctx *c, int failed);
 

@@ -3,16 +3,12 @@
  * manifests' providers (palev-gen enable-list), plus paleventing's own events, while COMMAND
  * runs; then say on stderr when a provider was not loaded or nothing was recorded. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -313,68 +309,6 @@ static int setup(pc_ctx *c)
 
 /* ---- after the run ------------------------------------------------------------------------ */
 
-static int copy_file(const char *from, const char *to)
-{
-    char buf[65536];
-    ssize_t n = 0;
-    int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
-    if (in >= 0)
-        out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    while (out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-        if (write(out, buf, (size_t)n) != n)
-            break;
-    if (out >= 0 && n == 0)
-        rc = close(out);
-    else if (out >= 0)
-        close(out);
-    if (in >= 0)
-        close(in);
-    return rc;
-}
-
-/* --provider-name's renames, one ETWNAME=LTTNGNAME a line: what palev-trace needs to match the
- * manifests to a trace of renamed providers. */
-static int keep_renames(const pc_ctx *c, const char *dir)
-{
-    if (!c->o.renames.n)
-        return 0;
-    char *path = pc_printf("%s/provider-names", dir);
-    FILE *f = fopen(path, "wx");
-    int rc = !f;
-    for (size_t i = 0; f && i < c->o.renames.n; i++)
-        rc |= fprintf(f, "%s\n", c->o.renames.v[i]) < 0;
-    if (f)
-        rc |= fclose(f) != 0;
-    if (rc)
-        pc_fail(PC_EXIT_SETUP, "cannot write %s", path);
-    free(path);
-    return rc ? PC_EXIT_SETUP : 0;
-}
-
-/* The manifests beside the trace, for the tools reading it (palev-trace), with the renames. */
-static int keep_manifests(pc_ctx *c)
-{
-    char *dir = pc_printf("%s/palev-manifests", c->out);
-    int rc = pc_mkdirs(dir, 0777) ? pc_fail(PC_EXIT_SETUP, "cannot create %s", dir) : keep_renames(c, dir);
-    for (size_t i = 0; i < c->o.manifests.n && !rc; i++) {
-        const char *m = c->o.manifests.v[i], *slash = strrchr(m, '/');
-        const char *base = slash ? slash + 1 : m;
-        size_t len = strlen(base);
-        if (len > 4 && strcmp(base + len - 4, ".man") == 0)
-            len -= 4;
-        char *dest = pc_printf("%s/%.*s.man", dir, (int)len, base);
-        if (access(dest, F_OK) == 0) {
-            free(dest);
-            dest = pc_printf("%s/%.*s-%zu.man", dir, (int)len, base, i);
-        }
-        if (copy_file(m, dest))
-            rc = pc_fail(PC_EXIT_SETUP, "cannot copy %s to %s", m, dir);
-        free(dest);
-    }
-    free(dir);
-    return rc;
-}
-
 /* With perf's CTF beside it, babeltrace2 cannot read DIR as a whole (perf's clock and LTTng's
  * share no UUID: its muxer refuses the pair): the LTTng trace's own directories are named. */
 static void say_read(const pc_ctx *c)
@@ -423,7 +357,7 @@ static int run(pc_ctx *c)
     /* It passed find_program(), yet exec failed (a missing ELF interpreter, say). */
     if (e)
         return pc_fail(c->status, "cannot run %s: %s: nothing recorded", c->o.command[0], strerror(e));
-    rc = keep_manifests(c);
+    rc = pc_outdir_keep_manifests(c);
     summary(c);
     if (rc || !c->o.check)
         return rc;
