@@ -47,12 +47,8 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/paleventing.pc.in ${PROJECT_BINARY_DIR}
 install(FILES ${PROJECT_BINARY_DIR}/paleventing.pc DESTINATION ${pc_dir})
 install(FILES ${PROJECT_SOURCE_DIR}/pal/valgrind.supp DESTINATION ${CMAKE_INSTALL_DATADIR}/paleventing)
 
-# palev-collect: the collector, beside palev-gen (which it runs); a copy in the build tree's bin/
-# finds the build tree's palev-gen.
-configure_file(${PROJECT_SOURCE_DIR}/tools/palev-collect ${PROJECT_BINARY_DIR}/bin/palev-collect
-  COPYONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
-  WORLD_READ WORLD_EXECUTE)
-install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/palev-collect DESTINATION ${CMAKE_INSTALL_BINDIR})
+# palev-collect: the collector, beside palev-gen and palev-trace (which it runs).
+install(TARGETS palev-collect RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # palev-trace: reads traces (libbabeltrace2); not part of the CMake package's exported targets.
 if(TARGET palev-trace)

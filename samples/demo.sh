@@ -40,13 +40,12 @@ install_and_build() {
     echo "built $minivm"
 }
 
-# palev-collect (tools/palev-collect; the build's bin/ has a copy) starts a session daemon only
-# when none runs and stops it again; every event of the manifest, as no --keywords means.
+# palev-collect (the build's bin/palev-collect) starts a session daemon only when none runs and
+# stops it again; every event of the manifest, as no --keywords means.
 record() {
     say "recording minivm's built-in workload with palev-collect"
     local rc
     rm -rf "$trace"
-    [ -x "$collect" ] || collect=$top/tools/palev-collect   # a build from before palev-collect
     # MiniVM_*: minivm's counters and script events, typed events it defines at run time
     PALEV_GEN=$build/generator/palev-gen "$collect" -m "$top/manifest/runtime.man" -e 'MiniVM_*' \
         -o "$trace" -- "$minivm" -v >"$build/collect.out" 2>"$build/minivm.err"
