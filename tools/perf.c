@@ -149,6 +149,8 @@ static int handshake(pid_t perf, int ctl, int ack)
             ssize_t n = read(ack, buf, sizeof(buf) - 1);
             if (n > 0 && strncmp(buf, "ack", 3) == 0)
                 return 0;
+            if (n == 0)     /* perf closed its end: it is exiting, and poll() no longer waits */
+                pc_pause(100);
         }
         if (waitpid(perf, &st, WNOHANG) == perf)
             return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
