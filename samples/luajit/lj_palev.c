@@ -207,8 +207,10 @@ void lj_palev_trace_add(jit_State *J, GCtrace *T)
   loc_format(loc, sizeof(loc), pt, proto_bcpos(pt, mref(T->startpc, const BCIns)));
   snprintf(name, sizeof(name), "TRACE_%u::%s", (unsigned)T->traceno, loc);
   /* TODO(paleventing code API, issue 19 item 2): say how to step over this code, which keeps
-  ** no frame pointer: its return address is at rsp + T->spadjust + CFRAME_SIZE_JIT - 8 in the
-  ** VM's C frame (lj_gdbjit.c's CFI says the same). Stacks stop at this frame until then. */
+  ** no frame pointer. It runs in the C frame of the VM activation that entered it: its
+  ** canonical frame address is rsp + T->spadjust + CFRAME_SIZE_JIT, the return address into
+  ** the C function that entered the VM at CFA - 8, that function's rbp at CFA - 16 (the CFI
+  ** lj_gdbjit.c writes for GDB says the same). Stacks stop at this frame until then. */
   palev_code_load(T->mcode, T->szmcode, name);
 }
 
@@ -327,6 +329,7 @@ void lj_palev_state_open(global_State *g)
 
 void lj_palev_state_close(global_State *g)
 {
+  lj_palev_gc_end(g);  /* A cycle in progress ends with the state. */
   pthread_mutex_lock(&walked.lock);
   if (walked.g == g)
     __atomic_store_n(&walked.g, NULL, __ATOMIC_RELEASE);

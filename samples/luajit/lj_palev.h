@@ -84,7 +84,8 @@ LJ_FUNC void lj_palev_proto_free(GCproto *pt);
 
 /* -- States (lj_state.c) ------------------------------------------------- */
 
-/* A state is ready (end of lua_newstate()), or about to be freed (close_state()). */
+/* A state is ready (end of lua_newstate()), or about to be freed (close_state(): a GC cycle
+** in progress ends there). */
 LJ_FUNC void lj_palev_state_open(global_State *g);
 LJ_FUNC void lj_palev_state_close(global_State *g);
 

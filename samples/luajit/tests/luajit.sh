@@ -57,32 +57,37 @@ counts)
         palev_fail "counts: the trace and LuaJIT's own account differ"
     ;;
 stacks)
-    # The oracle's names; the trace's own frames named from its CodeLoad.
-    traced 'LuaJIT:GCStep,LuaJIT:TraceStop,Paleventing:*,lttng_ust_statedump:*' -- \
-        "$lj/luajit" "$here/gcstack.lua"
-    /usr/bin/python3 "$top/tests/stacks/stacks_oracle.py" "$work/trace" "$pid" |
-        grep '^LuaJIT:GCStep: ' | sed 's/^LuaJIT:GCStep: //' > "$work/named" ||
-        palev_fail "no GCStep stack"
-    # From trace code: the collector called by the trace's GC check (lj_gc_step_jit).
+    # named: the oracle's names of the GCStep stacks, the trace's own frames from its CodeLoad.
+    named() {
+        /usr/bin/python3 "$top/tests/stacks/stacks_oracle.py" "$work/trace" "$pid" |
+            grep '^LuaJIT:GCStep: ' | sed 's/^LuaJIT:GCStep: //' > "$work/named"
+        [ -s "$work/named" ] || palev_fail "no GCStep stack"
+    }
+    events='LuaJIT:GCStep,Paleventing:*,lttng_ust_statedump:*'
+    traced "$events" -- "$lj/luajit" "$here/gcstack.lua"
+    named
+    # From trace code: the collector called by the trace's GC check (lj_gc_step_jit), the
+    # trace (the compiled loop of gcstack.lua line 6) named by its CodeLoad.
     grep '^lj_gc_step < lj_gc_step_jit < ' "$work/named" | sort | uniq -c | sort -rn > "$work/jit"
     [ -s "$work/jit" ] || palev_fail "no GCStep stack from trace code: $(sort "$work/named" | uniq -c | sort -rn | head -n 5)"
     read -r n stack < "$work/jit"
-    # Frames whose trace is the compiled loop (gcstack.lua line 6) named by its CodeLoad.
     echo "$stack" | grep -Eq ' < TRACE_[0-9]+::gcstack\.lua:6( |$)' ||
         palev_fail "the trace frame is not named: $stack"
-    # TODO(issue 19 item 2): LuaJIT's trace code keeps no frame pointer, so today the walk ends
-    # at the trace frame and the Lua frames are placed before it ("stops"). Once LuaJIT's
-    # traces (and its VM frame) say how to step over them, this test runs with "through": the
+    # TODO(issue 19 item 2): LuaJIT's trace code keeps no frame pointer and has no CFI, so today
+    # the walk ends at the trace frame and the Lua frames are placed before it ("stops"). Once
+    # lj_palev_trace_add() says how to step over a trace, this test runs with "through": the
     # walk goes on past the trace to the Lua frames, lua_pcall and main.
     if [ "${6:-stops}" = stops ]; then
         echo "$stack" | grep -Eq '^lj_gc_step < lj_gc_step_jit < main chunk <gcstack\.lua> < TRACE_[0-9]+::gcstack\.lua:6$' ||
             palev_fail "from trace code, expected the stack to end at the trace frame: $stack"
     else
-        echo "$stack" | grep -Eq '^lj_gc_step < lj_gc_step_jit < TRACE_[0-9]+::gcstack\.lua:6 < main chunk <gcstack\.lua> < .* < main( |$)' ||
+        echo "$stack" | grep -Eq '^lj_gc_step < lj_gc_step_jit < TRACE_[0-9]+::gcstack\.lua:6 < main chunk <gcstack\.lua> < lua_pcall < .* < main( |$)' ||
             palev_fail "from trace code, expected the stack to go on past the trace to main: $stack"
     fi
-    # From the interpreter: the Lua frames named by the walker, innermost first.
-    grep -E '^lj_gc_step < (.* < )?function <gcstack\.lua:8> < main chunk <gcstack\.lua>' "$work/named" > "$work/interp"
+    # From the interpreter: the Lua frames named by the walker, innermost first; the frame
+    # pointer walk ends in the VM (lj_vm keeps no frame pointer).
+    grep -Ex 'lj_gc_step < function <gcstack\.lua:8> < main chunk <gcstack\.lua> < lj_BC_TNEW' \
+        "$work/named" > "$work/interp"
     [ -s "$work/interp" ] ||
         palev_fail "no GCStep stack naming the interpreted Lua frames: $(sort "$work/named" | uniq -c | sort -rn | head -n 5)"
     # palev-trace names every frame as the oracle does.
@@ -96,6 +101,14 @@ stacks)
         palev_fail "palev-trace names the GCStep stacks otherwise: $(head -n 20 "$work/diff")"
     echo "from trace code ($n of $(wc -l < "$work/named") GCStep stacks): $stack"
     echo "from the interpreter: $(head -n 1 "$work/interp")"
+    # With libunwind, the VM's own CFI (lj_vm.S) leads on to main: each Lua frame sits between
+    # the VM frame running it and the C function that entered the VM.
+    PALEV_STACK=unwind traced "$events" -- "$lj/luajit" "$here/gcstack.lua"
+    named
+    want='lj_gc_step < lj_BC_TNEW < function <gcstack.lua:8> < main chunk <gcstack.lua> < lua_pcall < docall < pmain < lj_BC_FUNCC < lua_cpcall < main'
+    sed -E 's/( < main) < .*$/\1/' "$work/named" | grep -Fxq "$want" ||
+        palev_fail "PALEV_STACK=unwind: no interpreted stack reads '$want': $(sort "$work/named" | uniq -c | sort -rn | head -n 5)"
+    echo "from the interpreter, PALEV_STACK=unwind: $want"
     ;;
 tools)
     traced 'LuaJIT:*,Paleventing:*,lttng_ust_statedump:*' -- "$lj/luajit" "$here/counts.lua"
