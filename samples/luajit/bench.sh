@@ -32,6 +32,7 @@ trap 'rm -rf "$work"' EXIT
 for i in $(seq "$runs"); do
     time_run "$work/bench.stock" "$dir/stock/luajit" "$here/bench.lua"
     time_run "$work/bench.inst" "$dir/instrumented/luajit" "$here/bench.lua"
+    PALEV_LTTNG=0 time_run "$work/bench.off" "$dir/instrumented/luajit" "$here/bench.lua"
 done
 for i in $(seq $((runs * 3))); do
     time_run "$work/start.stock" "$dir/stock/luajit" -e ''
@@ -50,6 +51,7 @@ echo "medians of $runs runs of bench.lua, $((runs * 3)) of -e '' (load $(cut -d'
 printf '%-44s %10s %10s   %6s  %6s\n' "" "wall" "cpu" "ratio" "ratio"
 row "bench.lua, stock" "$work/bench.stock" "$work/bench.stock"
 row "bench.lua, instrumented, no session" "$work/bench.inst" "$work/bench.stock"
+row "bench.lua, instrumented, PALEV_LTTNG=0" "$work/bench.off" "$work/bench.stock"
 row "luajit -e '', stock" "$work/start.stock" "$work/start.stock"
 row "luajit -e '', instrumented" "$work/start.inst" "$work/start.stock"
 row "luajit -e '', instrumented, PALEV_LTTNG=0" "$work/start.off" "$work/start.stock"

@@ -13,9 +13,6 @@
 #include <string.h>
 
 #include "lj_obj.h"
-
-#if LJ_HASJIT
-
 #include "lj_debug.h"
 #include "lj_frame.h"
 #include "lj_state.h"
@@ -58,6 +55,8 @@ static void loc_format(char *out, size_t n, GCproto *pt, BCPos pc)
     snprintf(out, n, "\"%s\":%d", s, (int)line);
   }
 }
+
+#if LJ_HASJIT
 
 /* vmdef.ffnames: "Lua", "C", then lj_ffdef.h's names with their module's '_' made '.'. */
 static const char *const ff_def[] = {
@@ -220,6 +219,8 @@ void lj_palev_trace_del(jit_State *J, GCtrace *T)
   palev_code_unload(T->mcode);
 }
 
+#endif
+
 /* "function <bench.lua:12>" (defined at line 12), "main chunk <bench.lua>": Lua's own words. */
 void lj_palev_proto_add(GCproto *pt)
 {
@@ -335,5 +336,3 @@ void lj_palev_state_close(global_State *g)
     __atomic_store_n(&walked.g, NULL, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&walked.lock);
 }
-
-#endif

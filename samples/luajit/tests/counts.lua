@@ -46,7 +46,7 @@ local function garbage(n)                 -- the collector runs from trace code
 end
 print(sum(1e5), branchy(1e5), closures(1e4), calls(1e4), fib(25), stitched(200),
       typeofs(2000), resumes(1e4))
-garbage(2e5)
+garbage(5e4)
 jit.flush()
 print(sum(1e5))
 

@@ -9,5 +9,5 @@ local function interpreted(n)
   for i = 1, n do ring[i % 1024 + 1] = {i, i + 1} end
 end
 jit.off(interpreted)
-compiled(4e5)
-interpreted(4e4)
+compiled(2e5)
+interpreted(2e4)
