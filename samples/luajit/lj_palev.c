@@ -249,14 +249,16 @@ void lj_palev_proto_free(GCproto *pt)
 
 /* The state whose Lua frames stacks show, and the thread that created it. Today's walkers
 ** cannot be removed and take one context for the process: one state is walked, the first
-** opened while none is. TODO(paleventing code API, issue 19 item 3): one walker per state,
-** added in lj_palev_state_open() with g as its context, removed in lj_palev_state_close(). */
+** opened while none is. No lock (a fork() must never find one held): `claimed` is taken with
+** a compare-and-swap, then `owner` is set and `g` published. TODO(paleventing code API, issue
+** 19 item 3): one walker per state, added in lj_palev_state_open() with g as its context,
+** removed in lj_palev_state_close(). */
 static struct {
-  pthread_mutex_t lock;
-  global_State *g;	/* Published with release; NULL while closed. */
+  int claimed;		/* A state is (being) walked. */
+  int added;		/* The walker is added (once). */
   pthread_t owner;
-  int added;
-} walked = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+  global_State *g;	/* Published with release; NULL while none is walked. */
+} walked;
 
 /* Lua frames of the running coroutine, innermost first: the frames err_unwind() crosses,
 ** without unwinding. Each is placed at the canonical frame address of the VM activation
@@ -318,21 +320,25 @@ static size_t walk_lua(void *ctx, palev_stack_frame *out, size_t max)
 
 void lj_palev_state_open(global_State *g)
 {
-  pthread_mutex_lock(&walked.lock);
-  if (!walked.g) {
+  int no = 0;
+
+  if (__atomic_compare_exchange_n(&walked.claimed, &no, 1, 0, __ATOMIC_ACQ_REL,
+				  __ATOMIC_RELAXED)) {
     walked.owner = pthread_self();
     __atomic_store_n(&walked.g, g, __ATOMIC_RELEASE);
   }
-  if (!walked.added)
-    walked.added = palev_stack_add_walker(walk_lua, NULL) == 0;
-  pthread_mutex_unlock(&walked.lock);
+  no = 0;
+  if (__atomic_compare_exchange_n(&walked.added, &no, 1, 0, __ATOMIC_ACQ_REL,
+				  __ATOMIC_RELAXED))
+    palev_stack_add_walker(walk_lua, NULL);
 }
 
 void lj_palev_state_close(global_State *g)
 {
+  global_State *mine = g;
+
   lj_palev_gc_end(g);  /* A cycle in progress ends with the state. */
-  pthread_mutex_lock(&walked.lock);
-  if (walked.g == g)
-    __atomic_store_n(&walked.g, NULL, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&walked.lock);
+  if (__atomic_compare_exchange_n(&walked.g, &mine, NULL, 0, __ATOMIC_ACQ_REL,
+				  __ATOMIC_RELAXED))
+    __atomic_store_n(&walked.claimed, 0, __ATOMIC_RELEASE);
 }

@@ -41,7 +41,7 @@ def jv_lines(evs):
             at = " at %s" % loc if loc != startloc else ""
             out.append("[TRACE --- %s%s -- %s%s]" % (startex, startloc, p["Detail"], at))
         elif name == "TraceStop" and label(p["Outcome"]) == "Compiled":
-            tr, link, ltype = int(p["TraceNo"]), int(p["Link"]), label(p["LinkType"])
+            tr, link, ltype = int(p["Trace"]), int(p["Link"]), label(p["LinkType"])
             if ltype == "interpreter":
                 line = "[TRACE %3s %s%s -- fallback to interpreter]" % (tr, startex, startloc)
             elif ltype == "stitch":
