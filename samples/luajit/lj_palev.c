@@ -211,11 +211,16 @@ void lj_palev_trace_add(jit_State *J, GCtrace *T)
   ** the C function that entered the VM at CFA - 8, that function's rbp at CFA - 16 (the CFI
   ** lj_gdbjit.c writes for GDB says the same). Stacks stop at this frame until then. */
   palev_code_load(T->mcode, T->szmcode, name);
+  /* TODO(paleventing code API, issue 19 item 3): a side trace (J->parent) was just linked into
+  ** its parent's exit by lj_asm_patchexit() in trace_stop(): say that the parent's code at
+  ** traceref(J, J->parent)->mcode was patched. */
 }
 
 void lj_palev_trace_del(jit_State *J, GCtrace *T)
 {
   UNUSED(J);
+  /* TODO(paleventing code API, issue 19 item 3): lj_trace_flushall() calls this for every
+  ** trace just before lj_mcode_free() drops every mcode area: one call per area will do. */
   palev_code_unload(T->mcode);
 }
 
