@@ -11,8 +11,9 @@
 #              no nice; the normal mode keeps growing DIR/corpus/<target> from run to run and
 #              runs at nice 10 (PALEV_FUZZ_NICE)
 # PALEV_FUZZ_ARGS adds libFuzzer options to every target (e.g. -max_len=8192).
-# Seeds: tests/fuzz/corpus/<target>/, and for fuzz_manifest the shared real-world manifests
-# (../shared/manifests or PALEV_SHARED_MANIFESTS) and every tests/gen case.
+# Seeds: tests/fuzz/corpus/<target>/, and for fuzz_manifest the project's manifests (manifest/,
+# tests/*/*.man, every tests/gen case) plus the shared real-world ones when they are there
+# (PALEV_SHARED_MANIFESTS, default ../shared/manifests beside the checkout).
 # Exits 0 when no target crashed, 1 otherwise, 77 when clang cannot build libFuzzer targets.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -ge 1 ] || { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 seconds=$1
 shift
 targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic}
@@ -39,7 +40,6 @@ rc=$?
 [ $rc = 0 ] || exit 1
 
 shared=${PALEV_SHARED_MANIFESTS:-$top/../shared/manifests}
-[ -d "$shared" ] || shared=/work/shared/manifests
 
 # The seed directory of a target, rebuilt from the sources each run.
 seed() {
@@ -50,6 +50,9 @@ seed() {
         [ -d "$shared" ] && cp "$shared"/*.man "$s"/ 2>/dev/null
         for c in "$top"/tests/gen/valid/* "$top"/tests/gen/invalid/*; do
             [ -f "$c/input.man" ] && cp "$c/input.man" "$s/gen-$(basename "$(dirname "$c")")-$(basename "$c").man"
+        done
+        for m in "$top"/manifest/*.man "$top"/tests/*/*.man; do
+            [ -f "$m" ] && cp "$m" "$s/project-$(basename "$(dirname "$m")")-$(basename "$m")"
         done
     fi
     echo "$s"
