@@ -14,7 +14,8 @@
 # Seeds: tests/fuzz/corpus/<target>/, and for fuzz_manifest the project's manifests (manifest/,
 # tests/*/*.man, every tests/gen case) plus the shared real-world ones when they are there
 # (PALEV_SHARED_MANIFESTS, default ../shared/manifests beside the checkout).
-# Exits 0 when no target crashed, 1 otherwise, 77 when clang cannot build libFuzzer targets.
+# Exits 0 when every target ran inputs and none crashed, 1 otherwise, 77 when clang cannot build
+# libFuzzer targets.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -ge 1 ] || { sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 seconds=$1
 shift
 targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic}
@@ -89,8 +90,11 @@ summary() {
     rc=$(cat "$dir/$t.rc" 2>/dev/null || echo 1)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+) ft: ([0-9]+) corp: ([^ ]+).*/edges \1, features \2, corpus \3/')
-    if [ "$rc" = 0 ]; then
+    if [ "$rc" = 0 ] && [ "${runs:-0}" -gt 0 ]; then
         result=ok
+    elif [ "$rc" = 0 ]; then
+        result="FAILED: libFuzzer ran no input (see $log)"
+        rc=1
     else
         result="FAILED: $(grep -m1 -E 'ERROR: |SUMMARY: ' "$log" | sed 's/^==[0-9]*== *//')"
         result="$result; input: $(sed -n 's/.*Test unit written to //p' "$log" | tail -1)"
