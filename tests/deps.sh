@@ -5,7 +5,8 @@
 PALEV_PACKAGES="build-essential cmake pkg-config liblttng-ust-dev lttng-tools babeltrace2 liburcu-dev
 libjansson-dev libexpat1-dev systemtap-sdt-dev libbabeltrace2-dev procps libunwind-dev libdw-dev"
 # What the tests use besides: cmocka, valgrind, the bt2 oracles, clang's fuzzers, perf and
-# bpftrace against USDT probes, Chromium for pages.
+# bpftrace against USDT probes, Chromium for pages, npm for speedscope (Debian's npm only when no
+# npm is on PATH: a Node.js from elsewhere brings its own).
 PALEV_TEST_PACKAGES="libcmocka-dev valgrind python3-bt2 clang linux-perf bpftrace chromium"
 
 palev_install_deps() {
@@ -13,6 +14,7 @@ palev_install_deps() {
     for p in $PALEV_PACKAGES $([ "${1:-}" = tests ] && echo "$PALEV_TEST_PACKAGES"); do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
     done
+    [ "${1:-}" = tests ] && ! command -v npm >/dev/null && missing="$missing npm"
     [ -z "$missing" ] && return 0
     if [ "$(id -u)" != 0 ]; then
         echo "missing Debian packages:$missing (run as root to install them)" >&2

@@ -2,7 +2,8 @@
 /* palev-bench-define: the time to define dynamic events (tests/bench/define.sh runs it in sessions).
  * usage: palev-bench-define one|provider|all PROVIDERS EVENTS PREFIX
  *   one: palev_event_define() per event; provider: one palev_event_define_many() per provider;
- *   all: one palev_event_define_many() for everything. Prints the seconds the defines took. */
+ *   all: one palev_event_define_many() for everything. Prints the seconds the defines took, then
+ *   checks that palev_event_lookup() finds every event (exit 1 when one is missing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,14 @@ int main(int argc, char **argv)
     if (ret) {
         fprintf(stderr, "palev-bench-define: %s\n", palev_strerror(ret));
         return 1;
+    }
+    /* Every event defined, and found under its names (after the clock: not timed). */
+    for (size_t i = 0; i < providers * events; i++) {
+        if (!ev[i] || palev_event_lookup(defs[i].provider, defs[i].name) != ev[i]) {
+            fprintf(stderr, "palev-bench-define: %s:%s is not defined\n", defs[i].provider,
+                    defs[i].name);
+            return 1;
+        }
     }
     printf("%.3f\n", t);
     return 0;

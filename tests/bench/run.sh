@@ -8,8 +8,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
-manifest=${PALEV_BENCH_MANIFEST:-$root/../shared/manifests/dotnet__coreclr__ClrEtwAll.man}
-[ -f "$manifest" ] || manifest=/work/shared/manifests/dotnet__coreclr__ClrEtwAll.man
+# Row 7 times palev-gen on CoreCLR's manifest from the shared corpus when it is there (beside the
+# checkout, or PALEV_SHARED_MANIFESTS), else on the project's own runtime manifest.
+manifest=${PALEV_BENCH_MANIFEST:-${PALEV_SHARED_MANIFESTS:-$root/../shared/manifests}/dotnet__coreclr__ClrEtwAll.man}
+[ -f "$manifest" ] || manifest=$root/manifest/runtime.man
 # The library's settings come from the environment: the bench runs with none of them.
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_DEBUG PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER
 session=palev-bench-$$

@@ -11,9 +11,11 @@
 #              no nice; the normal mode keeps growing DIR/corpus/<target> from run to run and
 #              runs at nice 10 (PALEV_FUZZ_NICE)
 # PALEV_FUZZ_ARGS adds libFuzzer options to every target (e.g. -max_len=8192).
-# Seeds: tests/fuzz/corpus/<target>/, and for fuzz_manifest the shared real-world manifests
-# (../shared/manifests or PALEV_SHARED_MANIFESTS) and every tests/gen case.
-# Exits 0 when no target crashed, 1 otherwise, 77 when clang cannot build libFuzzer targets.
+# Seeds: tests/fuzz/corpus/<target>/, and for fuzz_manifest the project's manifests (manifest/,
+# tests/*/*.man, every tests/gen case) plus the shared real-world ones when they are there
+# (PALEV_SHARED_MANIFESTS, default ../shared/manifests beside the checkout).
+# Exits 0 when every target ran inputs and none crashed, 1 otherwise, 77 when clang cannot build
+# libFuzzer targets.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -39,7 +41,6 @@ rc=$?
 [ $rc = 0 ] || exit 1
 
 shared=${PALEV_SHARED_MANIFESTS:-$top/../shared/manifests}
-[ -d "$shared" ] || shared=/work/shared/manifests
 
 # The seed directory of a target, rebuilt from the sources each run.
 seed() {
@@ -50,6 +51,9 @@ seed() {
         [ -d "$shared" ] && cp "$shared"/*.man "$s"/ 2>/dev/null
         for c in "$top"/tests/gen/valid/* "$top"/tests/gen/invalid/*; do
             [ -f "$c/input.man" ] && cp "$c/input.man" "$s/gen-$(basename "$(dirname "$c")")-$(basename "$c").man"
+        done
+        for m in "$top"/manifest/*.man "$top"/tests/*/*.man; do
+            [ -f "$m" ] && cp "$m" "$s/project-$(basename "$(dirname "$m")")-$(basename "$m")"
         done
     fi
     echo "$s"
@@ -86,8 +90,11 @@ summary() {
     rc=$(cat "$dir/$t.rc" 2>/dev/null || echo 1)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     cov=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+) ft: ([0-9]+) corp: ([^ ]+).*/edges \1, features \2, corpus \3/')
-    if [ "$rc" = 0 ]; then
+    if [ "$rc" = 0 ] && [ "${runs:-0}" -gt 0 ]; then
         result=ok
+    elif [ "$rc" = 0 ]; then
+        result="FAILED: libFuzzer ran no input (see $log)"
+        rc=1
     else
         result="FAILED: $(grep -m1 -E 'ERROR: |SUMMARY: ' "$log" | sed 's/^==[0-9]*== *//')"
         result="$result; input: $(sed -n 's/.*Test unit written to //p' "$log" | tail -1)"

@@ -276,8 +276,8 @@ PY
     sort "$work/tool" | diff -u "$work/want" - || palev_fail "speedscope: the stacks differ"
     node=$work/../node
     if [ ! -f "$node/node_modules/speedscope/dist/release/index.html" ]; then
-        mkdir -p "$node" && (cd "$node" && npm install --no-audit --no-fund --silent speedscope@1.25.0) ||
-            palev_fail "npm install speedscope@1.25.0 failed"
+        . "$here/../npm.sh"
+        palev_npm_install "$node" speedscope@1.25.0 || exit $?
     fi
     cp -r "$node/node_modules/speedscope/dist/release" "$work/site" && cp "$work/gc.json" "$work/site/" ||
         palev_fail "cannot copy speedscope"

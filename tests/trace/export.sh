@@ -20,8 +20,8 @@ status=0
 # speedscope, installed once per build tree, served with the export from 127.0.0.1
 node=$work/../node
 if [ ! -f "$node/node_modules/speedscope/dist/release/index.html" ]; then
-    mkdir -p "$node" && (cd "$node" && npm install --no-audit --no-fund --silent speedscope@1.25.0) ||
-        { echo "FAIL: npm install speedscope@1.25.0 failed"; exit 1; }
+    . "$here/../npm.sh"
+    palev_npm_install "$node" speedscope@1.25.0 || { rc=$?; [ $status = 0 ] || rc=1; exit $rc; }
 fi
 site=$work/site
 cp -r "$node/node_modules/speedscope/dist/release" "$site" && cp "$work/golden.json" "$site/golden.json"
