@@ -40,7 +40,7 @@ cmake -S "$src" -B "$b" -DPALEV_BUILD_TRACE=OFF > "$work/configure.log" 2>&1 ||
 grep -qx 'PALEV_BUILD_TESTS:BOOL=OFF' "$b/CMakeCache.txt" || palev_fail "PALEV_BUILD_TESTS is not OFF"
 ! grep -q '^__pkg_config_checked_\(BABELTRACE2\|LIBDW\):' "$b/CMakeCache.txt" ||
     palev_fail "configure looked for libbabeltrace2 or libdw"
-targets=(paleventing palev-gen Paleventing-lttng)
+targets=(paleventing palev-gen palev-collect Paleventing-lttng)
 cmake --build "$b" --target help > "$work/targets.txt" 2>&1 || palev_fail "cmake --build --target help failed"
 grep -qx '\.\.\. paleventing-unwind' "$work/targets.txt" && targets+=(paleventing-unwind)
 cmake --build "$b" -j2 --target "${targets[@]}" > "$work/build.log" 2>&1 ||
