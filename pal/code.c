@@ -128,7 +128,7 @@ static void rundown(void)
 
     urcu_bp_read_lock();
     cds_lfht_for_each_entry(live, &it, r, node) {
-        FireEventCodeRundown(r->start, r->size, r->kind, r->name);
+        FireEventCodeRundown(r->start, r->size, r->kind, r->name, 0);
         if (++n % BATCH == 0)
             pause_ns(BATCH_PAUSE_NS);
     }
@@ -195,7 +195,7 @@ int palev__code_publish(const void *code, size_t size, int kind, const char *nam
 {
     struct range *r;
 
-    FireEventCodeLoad((uintptr_t)code, size, (uint8_t)kind, name);
+    FireEventCodeLoad((uintptr_t)code, size, (uint8_t)kind, name, 0);
     pthread_once(&live_once, live_create);
     if (!live)
         return 0;

@@ -284,22 +284,3 @@ PALEV_API int palev_perfmap_is_enabled(void)
 {
     return perf_outputs() != 0;
 }
-
-/* ---- the older names ------------------------------------------------------------------------ */
-
-PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name)
-{
-    return palev_code_load(code, size, name);
-}
-
-PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
-                                             size_t len)
-{
-    return palev_code_load_utf16(code, size, name, len);
-}
-
-PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
-                                     const char *name)
-{
-    return palev_code_load_stub(code, size, stub_kind, name);
-}

@@ -232,7 +232,7 @@ __attribute__((noinline)) static void record(const char *provider, const char *e
     memmove(nat.top, nat.top + own, (nn - own) * sizeof(nat.top[0]));
     nl = walk_logical(lf, depth);
     n = palev__stack_merge(out, depth, &nat, nn - own, lf, nl);
-    FireEventStack(provider, event, (uint16_t)n, out);
+    FireEventStack(provider, event, (uint16_t)n, out, 0, NULL);
 }
 
 void palev__stack_after_event(const char *provider, const char *event)

@@ -78,7 +78,7 @@ __attribute__((noinline)) static void deep_frames(int depth, unsigned v)
         deep_frames(depth - 1, v);
     } else {
         FireEventFire(v);
-        FireEventFrames("Palev_StackBench", "Fire", DEPTH, fake);
+        FireEventFrames("Palev_StackBench", "Fire", DEPTH, fake, 0, NULL);
     }
     sink++;
 }

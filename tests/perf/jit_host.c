@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         perror("jit_host: mmap/mprotect");
         return 1;
     }
-    ret = palev_perfmap_log_method(mem, sizeof(hot_loop), "jit_hot_loop");
+    ret = palev_code_load(mem, sizeof(hot_loop), "jit_hot_loop");
     memcpy(&fn, &mem, sizeof(fn));
     for (end = now() + seconds; now() < end; calls++)
         sum += fn(CALL_ITERATIONS);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# End to end with real perf: JIT code logged through palev_perfmap_log_method() is named in
+# End to end with real perf: JIT code logged through palev_code_load() is named in
 # perf report, from the perf map (PALEV_PERFMAP=1) and from the jitdump after perf inject --jit
 # (PALEV_PERFMAP=2); without PALEV_PERFMAP it stays a bare address.
 # usage: perf_jit.sh JIT_HOST WORKDIR     exits 77 (skipped) where perf is missing or not permitted

@@ -149,8 +149,8 @@ static size_t walker(void *ctx, palev_stack_frame *frames, size_t max)
     (void)ctx;
     if (!interp_frame || max < 2)
         return 0;
-    frames[0] = (palev_stack_frame){ (uintptr_t)script_inner, interp_frame };
-    frames[1] = (palev_stack_frame){ (uintptr_t)script_outer, interp_frame };
+    frames[0] = (palev_stack_frame){ .code = (uintptr_t)script_inner, .frame = interp_frame };
+    frames[1] = (palev_stack_frame){ .code = (uintptr_t)script_outer, .frame = interp_frame };
     return 2;
 }
 

@@ -36,7 +36,7 @@ static void check(const palev_stack_frame *lf, size_t nl, size_t max, const uint
 /* A logical frame goes inside the first native frame whose extent holds its frame address. */
 static void test_placed_inside_its_frame(void **state)
 {
-    const palev_stack_frame lf[] = { { 0x51, 0x1150 }, { 0x52, 0x1150 }, { 0x53, 0x1250 } };
+    const palev_stack_frame lf[] = { { 0x51, 0x1150, 0 }, { 0x52, 0x1150, 0 }, { 0x53, 0x1250, 0 } };
     const uint64_t want[] = { 0xA, 0x51, 0x52, 0xB, 0x53, 0xC };
 
     (void)state;
@@ -46,7 +46,7 @@ static void test_placed_inside_its_frame(void **state)
 static void test_innermost_and_unknown(void **state)
 {
     /* sorted as walk_logical() sorts them: frame 0 counts as outermost */
-    const palev_stack_frame lf[] = { { 0x51, 0x1000 }, { 0x53, 0x9999 }, { 0x52, 0 } };
+    const palev_stack_frame lf[] = { { 0x51, 0x1000, 0 }, { 0x53, 0x9999, 0 }, { 0x52, 0, 0 } };
     const uint64_t want[] = { 0x51, 0xA, 0xB, 0xC, 0x53, 0x52 };
 
     (void)state;
@@ -55,7 +55,7 @@ static void test_innermost_and_unknown(void **state)
 
 static void test_depth_limit(void **state)
 {
-    const palev_stack_frame lf[] = { { 0x51, 0x1150 } };
+    const palev_stack_frame lf[] = { { 0x51, 0x1150, 0 } };
     const uint64_t want[] = { 0xA, 0x51 };
     const uint64_t none[] = { 0 };
 
