@@ -292,6 +292,50 @@ valgrind)
         check
     done
     ;;
+jitnofp)
+    # JIT code keeping no frame pointer (rbp cleared): described by a fixed frame or by CFI, the
+    # walk steps over it to main, with frame pointers and with libunwind; undescribed, it ends
+    # there. palev-trace names them as the oracle does (up to main: the bare case is left out).
+    printf '%s\n' "Palev_Stacks:Fire: stack_from_jit < jit_fixed < run_code < jitnofp < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_cfi < run_code < jitnofp < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_bare" > "$work/want"
+    for stack in fp unwind; do
+        run_host PALEV_STACK=$stack -- "$host" jitnofp
+        named > "$work/got" || palev_fail "the oracle failed"
+        diff -u "$work/want" "$work/got" || palev_fail "jitnofp ($stack): the stacks differ"
+        tool_stacks | grep ' < main$' | sort > "$work/tool"
+        grep ' < main$' "$work/want" | sort | diff -u - "$work/tool" ||
+            palev_fail "jitnofp ($stack): palev-trace names them otherwise"
+    done
+    ;;
+walkers)
+    # A process-wide walker and a walker per thread (two VM states), lines, removals. Lines are
+    # checked with the oracle (palev-trace's own reading of them is palev-trace's test).
+    run_host -- "$host" walkers
+    printf '%s\n' \
+        "Palev_Stacks:Fire: stack_c < Script.other:3 < Script.outer:7 < stack_walked_loop < walkers_thread" \
+        "Palev_Stacks:Fire: stack_c < Script.inner:12 < Script.outer:7 < stack_walked_loop < walkers < main" \
+        "Palev_Stacks:Fire: stack_c < Script.inner:12 < stack_walked_loop < walkers < main" \
+        "Palev_Stacks:Fire: stack_c < stack_walked_loop < walkers < main" > "$work/want"
+    named | sed -E 's/( < walkers_thread) < .*$/\1/' > "$work/got" || palev_fail "the oracle failed"
+    diff -u "$work/want" "$work/got" || palev_fail "walkers: the stacks differ"
+    ;;
+patch)
+    # A patch is a new version from its time on; an area unload frees the range, new code takes
+    # its place. CodeLoad carries the version.
+    run_host -- "$host" patch
+    printf '%s\n' "Palev_Stacks:Fire: stack_from_jit < jit_v0 < run_code < patch < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_v1 < run_code < patch < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_after < run_code < patch < main" > "$work/want"
+    check
+    palev_read "$work/trace" "$pid" | grep -E '^Paleventing:Code(Load|Unload)' |
+        sed -E 's/start = 0x[0-9A-Fa-f]+/start = S/' > "$work/code"
+    printf '%s\n' 'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_v0", version = 0 }' \
+        'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_v1", version = 1 }' \
+        'Paleventing:CodeUnload: { start = S, size = 8 }' \
+        'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_after", version = 0 }' |
+        diff -u - "$work/code" || palev_fail "patch: the code events differ"
+    ;;
 dynamic)
     # An event defined at run time gets its stack like a generated one.
     events=("Palev_StacksDyn:*" "Paleventing:Stack" "lttng_ust_statedump:*")

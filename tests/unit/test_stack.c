@@ -25,10 +25,11 @@ static void check(const palev_stack_frame *lf, size_t nl, size_t max, const uint
 {
     static struct palev__native nat;
     uint64_t out[16];
+    uint32_t lines[16];
     size_t n;
 
     native3(&nat);
-    n = palev__stack_merge(out, max, &nat, 3, lf, nl);
+    n = palev__stack_merge(out, lines, max, &nat, 3, lf, nl);
     assert_int_equal(n, nwant);
     assert_memory_equal(out, want, nwant * sizeof(*want));
 }
@@ -74,9 +75,9 @@ static void test_walkers(void **state)
 {
     (void)state;
     assert_int_equal(palev_stack_add_walker(NULL, NULL), -EINVAL);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(palev_stack_add_walker(walker, NULL), 0);
-    assert_int_equal(palev_stack_add_walker(walker, NULL), -ENOSPC);
+    for (uintptr_t i = 0; i < 16; i++)
+        assert_int_equal(palev_stack_add_walker(walker, (void *)i), 0);
+    assert_int_equal(palev_stack_add_walker(walker, (void *)16), -ENOSPC);
 }
 
 int main(void)
