@@ -68,7 +68,7 @@ struct unwinding_info {
     struct record_prefix p;
     uint64_t unwinding_size;
     uint64_t eh_frame_hdr_size;
-    uint64_t mapped_size;       /* 0: not in the process's memory after the code */
+    uint64_t mapped_size;       /* what the map of the code covers after it (8-aligned) */
 };
 
 _Static_assert(sizeof(struct file_header) == 40, "perf's struct jitheader is 40 bytes");
@@ -229,6 +229,9 @@ static size_t unwinding_record(unsigned char *buf, const struct palev__unwind_ru
     palev__eh_frame_hdr(buf + sizeof(u) + eh, size, eh, fde_at);
     u.unwinding_size = eh + PALEV__EH_FRAME_HDR_SIZE;
     u.eh_frame_hdr_size = PALEV__EH_FRAME_HDR_SIZE;
+    /* perf's unwinder reads the sections through the process's map of the code, which perf
+     * inject extends by mapped_size: without it, nothing unwinds through the code. */
+    u.mapped_size = u.unwinding_size;
     total = (sizeof(u) + u.unwinding_size + 7) & ~(size_t)7;
     memset(buf + sizeof(u) + u.unwinding_size, 0, total - sizeof(u) - u.unwinding_size);
     u.p.total_size = (uint32_t)total;
