@@ -79,8 +79,15 @@ static int64_t sleb(struct reader *r)
         shift += 7;
     } while (b & 0x80);
     if (shift < 64 && (b & 0x40))
-        v |= -(int64_t)((uint64_t)1 << shift);
+        v |= (int64_t)(~(uint64_t)0 << shift);
     return v;
+}
+
+/* An offset factored by the data alignment, in two's complement: absurd values wrap instead
+ * of overflowing, and the walk's bounds checks refuse them. */
+static int64_t factored(uint64_t v)
+{
+    return (int64_t)(v * (uint64_t)(int64_t)DATA_ALIGN);
 }
 
 static uint64_t fixed(struct reader *r, unsigned n)
@@ -172,7 +179,7 @@ static int step(struct reader *r, struct row *row, struct row *stack, int *depth
         *advance = op & 0x3f;
         return 0;
     case CFA_OFFSET:
-        set_offset(row, op & 0x3f, (int64_t)uleb(r) * DATA_ALIGN);
+        set_offset(row, op & 0x3f, factored(uleb(r)));
         return 0;
     case CFA_RESTORE:
         set_restore(row, op & 0x3f);
@@ -192,15 +199,15 @@ static int step(struct reader *r, struct row *row, struct row *stack, int *depth
         return 0;
     case CFA_OFFSET_EXTENDED:
         reg = uleb(r);
-        set_offset(row, reg, (int64_t)uleb(r) * DATA_ALIGN);
+        set_offset(row, reg, factored(uleb(r)));
         return 0;
     case CFA_OFFSET_EXTENDED_SF:
         reg = uleb(r);
-        set_offset(row, reg, sleb(r) * DATA_ALIGN);
+        set_offset(row, reg, factored((uint64_t)sleb(r)));
         return 0;
     case CFA_GNU_NEGATIVE_OFFSET_EXT:
         reg = uleb(r);
-        set_offset(row, reg, -(int64_t)uleb(r) * DATA_ALIGN);
+        set_offset(row, reg, factored(-uleb(r)));
         return 0;
     case CFA_RESTORE_EXTENDED:
         set_restore(row, uleb(r));
@@ -245,7 +252,7 @@ static int step(struct reader *r, struct row *row, struct row *stack, int *depth
         return 0;
     case CFA_DEF_CFA_SF:
         set_cfa_reg(row, uleb(r));
-        row->cfa_off = sleb(r) * DATA_ALIGN;
+        row->cfa_off = factored((uint64_t)sleb(r));
         return 0;
     case CFA_DEF_CFA_REGISTER:
         set_cfa_reg(row, uleb(r));
@@ -254,7 +261,7 @@ static int step(struct reader *r, struct row *row, struct row *stack, int *depth
         row->cfa_off = (int64_t)uleb(r);
         return 0;
     case CFA_DEF_CFA_OFFSET_SF:
-        row->cfa_off = sleb(r) * DATA_ALIGN;
+        row->cfa_off = factored((uint64_t)sleb(r));
         return 0;
     case CFA_DEF_CFA_EXPRESSION:
         row->cfa_reg = -1;
@@ -355,14 +362,15 @@ int palev__unwind_rule_new(const palev_code_unwind *u, struct palev__unwind_rule
 /* ---- .eh_frame ------------------------------------------------------------------------------ */
 
 struct writer {
-    uint8_t *p, *start, *end;   /* past `end`, bytes are counted, not written */
+    uint8_t *buf;
+    size_t at, room;            /* bytes from `room` on are counted, not written */
 };
 
 static void put(struct writer *w, uint64_t v, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++, w->p++)
-        if (w->p < w->end)
-            *w->p = (uint8_t)(v >> (8 * i));
+    for (unsigned i = 0; i < n; i++, w->at++)
+        if (w->at < w->room)
+            w->buf[w->at] = (uint8_t)(v >> (8 * i));
 }
 
 static void put_uleb(struct writer *w, uint64_t v)
@@ -383,7 +391,7 @@ static void put_bytes(struct writer *w, const void *src, size_t n)
 
 static size_t at(const struct writer *w)
 {
-    return (size_t)(w->p - w->start);
+    return w->at;
 }
 
 /* Zero-pads to a multiple of 8 and writes the 32-bit length of the entry started at `len_at`. */
@@ -394,9 +402,9 @@ static void close_entry(struct writer *w, size_t len_at)
     while ((at(w) - len_at) % 8)
         put(w, CFA_NOP, 1);
     len = at(w) - len_at - 4;
-    if (w->start + len_at + 4 <= w->end)
+    if (len_at + 4 <= w->room)
         for (unsigned i = 0; i < 4; i++)
-            w->start[len_at + i] = (uint8_t)(len >> (8 * i));
+            w->buf[len_at + i] = (uint8_t)(len >> (8 * i));
 }
 
 /* The instructions of the FDE: the runtime's own, or the fixed frame's from the first byte. */
@@ -418,7 +426,7 @@ size_t palev__eh_frame(void *out, size_t room, const struct palev__unwind_rule *
                        uint64_t code, uint64_t size, int for_jitdump, size_t *fde_at)
 {
     uint8_t enc = for_jitdump ? PE_PCREL | PE_SDATA4 : PE_ABSPTR;
-    struct writer w = { out, out, (uint8_t *)out + room };
+    struct writer w = { out, 0, out ? room : 0 };
     size_t len_at;
 
     /* CIE: version 1, "zR", code alignment 1, data alignment -8, RA column 16; at a call, CFA =
@@ -464,7 +472,7 @@ size_t palev__eh_frame(void *out, size_t room, const struct palev__unwind_rule *
 size_t palev__eh_frame_hdr(void *out, uint64_t size, size_t eh_frame_size, size_t fde_at)
 {
     uint64_t gap = (size + 7) & ~(uint64_t)7;
-    struct writer w = { out, out, (uint8_t *)out + PALEV__EH_FRAME_HDR_SIZE };
+    struct writer w = { out, 0, PALEV__EH_FRAME_HDR_SIZE };
 
     /* .eh_frame_hdr right after .eh_frame: its pointer to .eh_frame is relative to itself,
      * the table's entries to the header's start. */

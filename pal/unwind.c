@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
+ * LGPL section 5), as dynamic.c uses them. */
+#define _LGPL_SOURCE
 #include <urcu/pointer.h>
 
 #include "internal.h"
@@ -94,9 +97,16 @@ struct dyn {
     _Alignas(16) unsigned char data[];  /* di, then .eh_frame */
 };
 
+/* A rule copy, freed with the deferred header in front of it. */
+struct rule_block {
+    struct palev__deferred deferred;
+    _Alignas(8) struct palev__unwind_rule rule;
+};
+
 struct entry {
     uintptr_t start, end;
-    const struct palev__unwind_rule *rule;      /* the table's copy */
+    struct rule_block *rule;                    /* the table's copy (its start: valgrind sees
+                                                 * it reachable, not "possibly lost") */
     struct dyn *dyn;                            /* NULL unless registered with libunwind */
 };
 
@@ -106,12 +116,6 @@ struct snapshot {
     size_t count;
     uint64_t filter[FILTER_BITS / 64];
     struct entry e[];
-};
-
-/* A rule copy, freed with the deferred header in front of it. */
-struct rule_block {
-    struct palev__deferred deferred;
-    _Alignas(8) struct palev__unwind_rule rule;
 };
 
 static struct snapshot *current;        /* RCU-published; NULL when empty */
@@ -181,7 +185,7 @@ const struct palev__unwind_rule *palev__unwind_find(uintptr_t addr, uintptr_t *s
     if (lo == 0 || addr >= s->e[lo - 1].end)
         return NULL;
     *start = s->e[lo - 1].start;
-    return s->e[lo - 1].rule;
+    return &s->e[lo - 1].rule->rule;
 }
 
 static struct snapshot *snapshot_new(size_t count)
@@ -201,7 +205,7 @@ static void retire(struct entry *e)
         module.dyn_cancel(e->dyn->di);
         palev__rcu_free(&e->dyn->deferred);
     }
-    palev__rcu_free(&caa_container_of(e->rule, struct rule_block, rule)->deferred);
+    palev__rcu_free(&e->rule->deferred);
 }
 
 /* Under the lock: `next` (or nothing) replaces the current snapshot. */
@@ -287,7 +291,7 @@ int palev__unwind_add(uintptr_t start, uint64_t size, const struct palev__unwind
         else
             retire(e);
     }
-    next->e[n] = (struct entry){ start, end, &copy->rule, dyn_new(start, end, &copy->rule) };
+    next->e[n] = (struct entry){ start, end, copy, dyn_new(start, end, &copy->rule) };
     for (size_t i = n; i > 0 && next->e[i - 1].start > start; i--) {
         struct entry t = next->e[i];
 
