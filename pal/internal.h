@@ -194,7 +194,7 @@ void palev__unwind_remove_area(uintptr_t lo, uintptr_t hi);
 /* Nonzero when any range has a rule (one relaxed load: a hint for taking the read lock). */
 int palev__unwind_any(void);
 /* Inside an RCU read-side section: the rule of the range holding `addr` (and its start), or
- * NULL. One load for an address far from every such range. */
+ * NULL: a hash and two loads for an address on a page no such range covers. */
 const struct palev__unwind_rule *palev__unwind_find(uintptr_t addr, uintptr_t *start);
 
 /* ---- code.c: live code ranges ------------------------------------------------------------- */

@@ -18,11 +18,11 @@
 #include "internal.h"
 
 #define MODULE "libpaleventing-unwind.so"
-/* The address filter: one bit per 64 KiB granule (hashed), 4096 bits. */
-#define GRANULE_SHIFT 16
-#define FILTER_BITS 4096
-/* A range spanning more granules sets every bit: the filter then says "look". */
-#define FILTER_MAX_GRANULES 1024
+/* Ranges are found by the 4 KiB granules (pages) they cover, hashed into this many buckets. */
+#define GRANULE_SHIFT 12
+#define BUCKETS 4096
+/* A range covering more granules (1 MiB) goes to one list looked at for every address. */
+#define BIG_GRANULES 256
 
 typedef size_t walk_fn(uintptr_t *ip, uintptr_t *top, size_t max, int tops);
 typedef size_t dyn_size_fn(void);
@@ -97,29 +97,26 @@ struct dyn {
     _Alignas(16) unsigned char data[];  /* di, then .eh_frame */
 };
 
-/* A rule copy, freed with the deferred header in front of it. */
-struct rule_block {
-    struct palev__deferred deferred;
-    _Alignas(8) struct palev__unwind_rule rule;
-};
-
+/* One described range: immutable, referenced from the buckets of its granules, freed after a
+ * grace period once out of all of them. Ranges in the table never overlap. */
 struct entry {
+    struct palev__deferred deferred;
     uintptr_t start, end;
-    struct rule_block *rule;                    /* the table's copy (its start: valgrind sees
-                                                 * it reachable, not "possibly lost") */
-    struct dyn *dyn;                            /* NULL unless registered with libunwind */
+    struct dyn *dyn;                    /* NULL unless registered with libunwind */
+    struct palev__unwind_rule rule;     /* the table's copy, then its instructions */
 };
 
-/* What walks read: sorted by start, immutable once published. */
-struct snapshot {
+/* What walks read: the ranges of a bucket's granules sorted by start, immutable once
+ * published. */
+struct bucket {
     struct palev__deferred deferred;
     size_t count;
-    uint64_t filter[FILTER_BITS / 64];
-    struct entry e[];
+    struct entry *e[];
 };
 
-static struct snapshot *current;        /* RCU-published; NULL when empty */
-static size_t count_hint;               /* entries of `current`, for palev__unwind_any() */
+static struct bucket **buckets;         /* [BUCKETS], RCU-published once, never freed */
+static struct bucket *big;              /* ranges of more than BIG_GRANULES granules */
+static size_t count_hint;               /* ranges in the table, for palev__unwind_any() */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
@@ -140,24 +137,16 @@ static void fork_hooks(void)
     pthread_atfork(before_fork, after_fork, after_fork);
 }
 
-static unsigned filter_bit(uintptr_t granule)
+static size_t bucket_of(uintptr_t granule)
 {
-    return (unsigned)((granule ^ (granule >> 12) ^ (granule >> 24)) & (FILTER_BITS - 1));
+    uint64_t h = (uint64_t)granule * 0x9E3779B97F4A7C15ull;
+
+    return (size_t)(h >> 52);           /* the top 12 bits: BUCKETS */
 }
 
-static void filter_add(struct snapshot *s, uintptr_t start, uintptr_t end)
+static int is_big(uintptr_t start, uintptr_t end)
 {
-    uintptr_t g = start >> GRANULE_SHIFT, last = (end - 1) >> GRANULE_SHIFT;
-
-    if (last - g >= FILTER_MAX_GRANULES) {
-        memset(s->filter, 0xff, sizeof(s->filter));
-        return;
-    }
-    for (; g <= last; g++) {
-        unsigned b = filter_bit(g);
-
-        s->filter[b / 64] |= (uint64_t)1 << (b % 64);
-    }
+    return ((end - 1) >> GRANULE_SHIFT) - (start >> GRANULE_SHIFT) >= BIG_GRANULES;
 }
 
 int palev__unwind_any(void)
@@ -165,66 +154,154 @@ int palev__unwind_any(void)
     return __atomic_load_n(&count_hint, __ATOMIC_RELAXED) != 0;
 }
 
-const struct palev__unwind_rule *palev__unwind_find(uintptr_t addr, uintptr_t *start)
+/* The range of b holding addr: the last one starting at or below it (ranges do not overlap). */
+static inline const struct entry *search(const struct bucket *b, uintptr_t addr)
 {
-    const struct snapshot *s = rcu_dereference(current);
-    unsigned b = filter_bit(addr >> GRANULE_SHIFT);
-    size_t lo = 0, hi;
+    size_t lo = 0, hi = b ? b->count : 0;
 
-    if (!s || !(s->filter[b / 64] & ((uint64_t)1 << (b % 64))))
-        return NULL;
-    hi = s->count;
-    while (lo < hi) {           /* the first entry starting above addr */
+    while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
-        if (s->e[mid].start <= addr)
+        if (b->e[mid]->start <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0 || addr >= s->e[lo - 1].end)
+    return lo > 0 && addr < b->e[lo - 1]->end ? b->e[lo - 1] : NULL;
+}
+
+/* Most return addresses are on pages no described range covers: one hash and two loads. */
+const struct palev__unwind_rule *palev__unwind_find(uintptr_t addr, uintptr_t *start)
+{
+    struct bucket **all = rcu_dereference(buckets);
+    const struct bucket *b, *in_big;
+    const struct entry *e;
+
+    if (!all)
         return NULL;
-    *start = s->e[lo - 1].start;
-    return &s->e[lo - 1].rule->rule;
+    b = rcu_dereference(all[bucket_of(addr >> GRANULE_SHIFT)]);
+    in_big = rcu_dereference(big);
+    if (__builtin_expect(!b && !in_big, 1))
+        return NULL;
+    if (!(e = search(b, addr)) && !(e = search(in_big, addr)))
+        return NULL;
+    *start = e->start;
+    return &e->rule;
 }
 
-static struct snapshot *snapshot_new(size_t count)
-{
-    struct snapshot *s = palev__malloc(sizeof(*s) + count * sizeof(s->e[0]));
+/* ---- changes, under the lock --------------------------------------------------------------------- */
 
-    if (s)
-        memset(s, 0, sizeof(*s));
-    return s;
+/* The slot a range is listed in: its granule's bucket, or the big list. */
+static struct bucket **slot(uintptr_t granule, int in_big)
+{
+    return in_big ? &big : &buckets[bucket_of(granule)];
 }
 
-/* Under the lock: what is dropped from the table (an entry's rule and registration) is freed
- * once no walk can read it. */
-static void retire(struct entry *e)
+/* *at replaced by its ranges without `drop` and with `add` (either may be NULL), sorted. */
+static int rebucket(struct bucket **at, const struct entry *drop, struct entry *add)
 {
+    struct bucket *old = *at, *next;
+    size_t n = 0, count = old ? old->count : 0;
+
+    for (size_t i = 0; i < count; i++)
+        if (old->e[i] == add)
+            add = NULL;                 /* listed already: its range covers two granules here */
+    next = palev__malloc(sizeof(*next) + (count + 1) * sizeof(next->e[0]));
+    if (!next)
+        return -ENOMEM;
+    for (size_t i = 0; i < count; i++) {
+        if (old->e[i] == drop)
+            continue;
+        if (add && add->start < old->e[i]->start) {
+            next->e[n++] = add;
+            add = NULL;
+        }
+        next->e[n++] = old->e[i];
+    }
+    if (add)
+        next->e[n++] = add;
+    next->count = n;
+    if (n == 0) {
+        free(next);
+        next = NULL;
+    }
+    rcu_assign_pointer(*at, next);
+    if (old)
+        palev__rcu_free(&old->deferred);
+    return 0;
+}
+
+/* Every slot of [start, end) has `drop` out and `add` in. */
+static int relist(uintptr_t start, uintptr_t end, const struct entry *drop, struct entry *add)
+{
+    int in_big = is_big(start, end);
+    uintptr_t g = start >> GRANULE_SHIFT, last = in_big ? g : (end - 1) >> GRANULE_SHIFT;
+
+    for (; g <= last; g++)
+        if (rebucket(slot(g, in_big), drop, add) != 0)
+            return -ENOMEM;
+    return 0;
+}
+
+/* Out of the table: its slots first, then libunwind; freed once no walk can read it. Returns
+ * -ENOMEM when a slot could not be rewritten: it then stays listed somewhere, and allocated. */
+static int retire(struct entry *e)
+{
+    if (relist(e->start, e->end, e, NULL) != 0)
+        return -ENOMEM;
     if (e->dyn) {
         module.dyn_cancel(e->dyn->di);
         palev__rcu_free(&e->dyn->deferred);
     }
-    palev__rcu_free(&e->rule->deferred);
+    palev__rcu_free(&e->deferred);
+    __atomic_fetch_sub(&count_hint, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
-/* Under the lock: `next` (or nothing) replaces the current snapshot. */
-static void publish(struct snapshot *next)
+/* The first range of b starting at or above lo (b's ranges are sorted and never overlap). */
+static size_t lower_bound(const struct bucket *b, uintptr_t lo)
 {
-    struct snapshot *old = current;
+    size_t l = 0, h = b->count;
 
-    if (next) {
-        for (size_t i = 0; i < next->count; i++)
-            filter_add(next, next->e[i].start, next->e[i].end);
-        if (next->count == 0) {
-            free(next);
-            next = NULL;
-        }
+    while (l < h) {
+        size_t mid = l + (h - l) / 2;
+
+        if (b->e[mid]->start < lo)
+            l = mid + 1;
+        else
+            h = mid;
     }
-    rcu_assign_pointer(current, next);
-    __atomic_store_n(&count_hint, next ? next->count : 0, __ATOMIC_RELAXED);
-    if (old)
-        palev__rcu_free(&old->deferred);
+    return l;
+}
+
+/* A range of b overlapping [lo, hi) (overlap) or starting in it, or NULL. */
+static struct entry *first_in(const struct bucket *b, uintptr_t lo, uintptr_t hi, int overlap)
+{
+    size_t i;
+
+    if (!b)
+        return NULL;
+    i = lower_bound(b, lo);
+    if (overlap && i > 0 && b->e[i - 1]->end > lo)
+        return b->e[i - 1];
+    return i < b->count && b->e[i]->start < hi ? b->e[i] : NULL;
+}
+
+/* The first range of the table overlapping [lo, hi) (overlap) or starting in it, among the
+ * slots of its granules, or NULL. */
+static struct entry *first(uintptr_t lo, uintptr_t hi, int overlap)
+{
+    uintptr_t g = lo >> GRANULE_SHIFT, last = (hi - 1) >> GRANULE_SHIFT;
+    struct entry *e = first_in(big, lo, hi, overlap);
+
+    if (last - g >= BUCKETS) {          /* a wide area: every bucket once */
+        for (size_t b = 0; !e && b < BUCKETS; b++)
+            e = first_in(buckets[b], lo, hi, overlap);
+        return e;
+    }
+    for (; !e && g <= last; g++)
+        e = first_in(buckets[bucket_of(g)], lo, hi, overlap);
+    return e;
 }
 
 /* libunwind's dynamic unwind info for one range (PALEV_STACK=unwind): UNW_INFO_FORMAT_IP_OFFSET,
@@ -256,80 +333,50 @@ static struct dyn *dyn_new(uintptr_t start, uintptr_t end, const struct palev__u
     return d;
 }
 
-static struct rule_block *rule_copy(const struct palev__unwind_rule *rule)
+static int table_create(void)
 {
-    struct rule_block *b = palev__malloc(sizeof(*b) + rule->cfi_size);
+    struct bucket **all;
 
-    if (b)
-        memcpy(&b->rule, rule, sizeof(*rule) + rule->cfi_size);
-    return b;
+    if (buckets)
+        return 0;
+    all = calloc(BUCKETS, sizeof(*all));
+    if (!all)
+        return -ENOMEM;
+    rcu_assign_pointer(buckets, all);
+    return 0;
 }
 
+/* Ranges the new one overlaps are stale (their memory holds new code): dropped first. Out of
+ * memory, a range may stay listed in some slots only (walks then stop at it elsewhere). */
 int palev__unwind_add(uintptr_t start, uint64_t size, const struct palev__unwind_rule *rule)
 {
     uintptr_t end = start + size;
-    struct rule_block *copy = rule_copy(rule);
-    struct snapshot *next;
-    size_t n = 0, old;
-    int ret = 0;
+    struct entry *e = palev__malloc(sizeof(*e) + rule->cfi_size), *stale = NULL;
+    int ret;
 
+    if (!e)
+        return -ENOMEM;
+    e->start = start;
+    e->end = end;
+    memcpy(&e->rule, rule, sizeof(*rule) + rule->cfi_size);
     pthread_once(&fork_once, fork_hooks);
     pthread_mutex_lock(&table_lock);
-    old = current ? current->count : 0;
-    next = copy ? snapshot_new(old + 1) : NULL;
-    if (!next) {
-        free(copy);
-        ret = -ENOMEM;
+    ret = table_create();
+    while (ret == 0 && (stale = first(start, end, 1)))
+        ret = retire(stale);
+    if (ret != 0)
         goto end;
+    e->dyn = dyn_new(start, end, &e->rule);
+    __atomic_fetch_add(&count_hint, 1, __ATOMIC_RELAXED);
+    if (relist(start, end, NULL, e) != 0) {
+        retire(e);
+        ret = -ENOMEM;
     }
-    /* Sorted by start; ranges the new one overlaps are stale (their memory holds new code). */
-    for (size_t i = 0; i < old; i++) {
-        struct entry *e = &current->e[i];
-
-        if (e->end <= start || e->start >= end)
-            next->e[n++] = *e;
-        else
-            retire(e);
-    }
-    next->e[n] = (struct entry){ start, end, copy, dyn_new(start, end, &copy->rule) };
-    for (size_t i = n; i > 0 && next->e[i - 1].start > start; i--) {
-        struct entry t = next->e[i];
-
-        next->e[i] = next->e[i - 1];
-        next->e[i - 1] = t;
-    }
-    next->count = n + 1;
-    publish(next);
+    e = NULL;
 end:
     pthread_mutex_unlock(&table_lock);
+    free(e);
     return ret;
-}
-
-/* Under the lock: the current entries but those starting in [lo, hi). */
-static void remove_locked(uintptr_t lo, uintptr_t hi)
-{
-    struct snapshot *next;
-    size_t n = 0, dropped = 0;
-
-    if (!current)
-        return;
-    for (size_t i = 0; i < current->count; i++)
-        dropped += current->e[i].start >= lo && current->e[i].start < hi;
-    if (!dropped)
-        return;
-    next = snapshot_new(current->count - dropped);
-    if (!next)
-        return;         /* kept: a stale rule only misguides walks through freed code */
-    for (size_t i = 0; i < current->count; i++) {
-        struct entry *e = &current->e[i];
-
-        if (e->start >= lo && e->start < hi)
-            retire(e);
-        else
-            next->e[n++] = *e;
-    }
-    next->count = n;
-    publish(next);
 }
 
 void palev__unwind_remove(uintptr_t start)
@@ -339,9 +386,12 @@ void palev__unwind_remove(uintptr_t start)
 
 void palev__unwind_remove_area(uintptr_t lo, uintptr_t hi)
 {
-    if (!palev__unwind_any())
+    struct entry *e;
+
+    if (!palev__unwind_any() || hi <= lo)
         return;
     pthread_mutex_lock(&table_lock);
-    remove_locked(lo, hi);
+    while (buckets && (e = first(lo, hi, 0)) && retire(e) == 0)
+        ;
     pthread_mutex_unlock(&table_lock);
 }

@@ -127,6 +127,7 @@ static void sleep_ms(long ms)
 /* ---- patches and areas ------------------------------------------------------------------------- */
 
 static char code[1 << 16];
+static char big_code[2 << 20];
 
 static void test_set_exists(void **state)
 {
@@ -322,6 +323,22 @@ static void test_unwind_table(void **state)
     assert_null(find(c + 250, &start));
     assert_false(palev__unwind_any());
     assert_int_equal(palev_code_load_unwind(c, 100, "bad", NULL), -EINVAL);
+    /* A range over many pages (the list of big ones), a small one inside it replacing it, and
+     * ranges on every page of an area. */
+    assert_int_equal(palev_code_load_unwind(big_code, sizeof(big_code), "big", &a), 0);
+    assert_int_equal(find(big_code + sizeof(big_code) - 1, &start)->cfa_offset, 32);
+    assert_ptr_equal((void *)start, big_code);
+    assert_int_equal(palev_code_load_unwind(big_code + 5000, 10, "small", &b), 0);
+    assert_null(find(big_code + 100, &start));
+    assert_int_equal(find(big_code + 5005, &start)->cfa_offset, 48);
+    for (size_t i = 0; i < 600; i++)
+        assert_int_equal(palev_code_load_unwind(big_code + 10000 + i * 3000, 2000, "page", &a), 0);
+    for (size_t i = 0; i < 600; i++) {
+        assert_int_equal(find(big_code + 10000 + i * 3000 + 1999, &start)->cfa_offset, 32);
+        assert_null(find(big_code + 10000 + i * 3000 + 2000, &start));
+    }
+    assert_int_equal(palev_code_unload_area(big_code, sizeof(big_code)), 602);
+    assert_false(palev__unwind_any());
 }
 
 /* ---- fork ---------------------------------------------------------------------------------------- */
