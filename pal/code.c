@@ -407,6 +407,7 @@ static void watcher_start(void)
 
 /* ---- load, patch, unload ----------------------------------------------------------------------- */
 
+/* The name copied, line breaks made spaces, as in the perf map (perf reads it line by line). */
 static struct range *range_new(const struct palev__code *c, uint32_t version)
 {
     struct range *r = palev__malloc(sizeof(*r) + c->len + 1);
@@ -418,17 +419,18 @@ static struct range *range_new(const struct palev__code *c, uint32_t version)
     r->version = version;
     r->kind = (uint8_t)c->kind;
     r->rule = NULL;
-    memcpy(r->name, c->name, c->len);
+    for (size_t i = 0; i < c->len; i++)
+        r->name[i] = c->name[i] == '\n' || c->name[i] == '\r' ? ' ' : c->name[i];
     r->name[c->len] = '\0';
     return r;
 }
 
+/* Without the set, the Paleventing provider is not loaded either: nothing to record. */
 int palev__code_publish(struct palev__code *c)
 {
     struct range *r, *old = NULL;
     int ret = 0;
 
-    FireEventCodeLoad((uintptr_t)c->start, c->size, (uint8_t)c->kind, c->name, 0);
     if (!palev__code_set_ready()) {
         free(c->rule);
         return 0;
@@ -437,6 +439,7 @@ int palev__code_publish(struct palev__code *c)
         free(c->rule);
         return -ENOMEM;
     }
+    FireEventCodeLoad(r->start, r->size, r->kind, r->name, 0);
     r->rule = c->rule;
     if (set.traced && c->rule)
         ret = palev__unwind_add(r->start, r->size, c->rule);

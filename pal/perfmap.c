@@ -234,12 +234,22 @@ static int perf_outputs(void)
     return started(__atomic_load_n(&mode, __ATOMIC_ACQUIRE));
 }
 
+/* Without a perf output, a one-part name goes to the live set as it is (cut, its line breaks
+ * replaced there): no line is built. */
 static int load_named(struct palev__code *c, const char *const *parts, size_t count)
 {
+    int m = c->kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs();
     struct symbol s;
 
+    if (!m && count == 1) {
+        size_t len = strnlen(parts[0], NAME_MAX_BYTES + 1);
+
+        c->name = parts[0];
+        c->len = len > NAME_MAX_BYTES ? utf8_whole(parts[0], NAME_MAX_BYTES) : len;
+        return palev__code_publish(c);
+    }
     symbol_set(&s, parts, count);
-    return symbol_log(&s, c->kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs(), c, 0);
+    return symbol_log(&s, m, c, 0);
 }
 
 PALEV_API int palev_code_load(const void *code, size_t size, const char *name)
