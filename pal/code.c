@@ -19,7 +19,7 @@
 #define POLL_NS 100000000L
 /* The rundown takes this many ranges per hold of the mutex, and pauses after BATCH of them so
  * that the consumer daemon keeps up. */
-#define STEP 64
+#define STEP 16
 #define BATCH 2048
 #define BATCH_PAUSE_NS 1000000L
 #define SLOTS_MIN 256
