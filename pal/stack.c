@@ -254,7 +254,7 @@ static int walkers_change(palev_stack_walker *fn, void *ctx, int add)
     __atomic_store_n(&walker_hint, next->count, __ATOMIC_RELAXED);
 end:
     pthread_mutex_unlock(&walker_lock);
-    if (next) {
+    if (next && old) {
         urcu_bp_synchronize_rcu();
         free(old);
     }
