@@ -396,19 +396,23 @@ static inline int palev_event_enabled(const palev_event *event)
     (palev_event_enabled(event) ? palev_event_writef((event), __VA_ARGS__) : 0)
 
 /* ---------------------------------------------------------------------------------------------
- * Code: what a runtime generates, described in the trace and for perf (docs/stacks.md).
+ * Code: what a runtime generates, described in the trace and for perf (docs/stacks.md,
+ * docs/jit-symbols.md).
  *
- * Every range named here is recorded as Paleventing:CodeLoad { start, size, kind, name } while a
- * session records it, Paleventing:CodeUnload { start, size } when the runtime frees it, and kept
- * in a set of live ranges (read without locks, liburcu): when a session starts recording
+ * Every range named here is recorded as Paleventing:CodeLoad { start, size, kind, name, version }
+ * while a session records it, Paleventing:CodeUnload { start, size } when the runtime frees it,
+ * and kept in the process's set of live ranges: when a session starts recording
  * Paleventing:CodeRundown, a libpaleventing thread records one CodeRundown per live range, so a
  * trace started after the code was generated still names it. Machine code (JIT and stubs) also
- * goes to the perf outputs PALEV_PERFMAP selects (below). The names let `palev-trace stacks` name
- * the frames of Paleventing:Stack events.
+ * goes to the perf outputs PALEV_PERFMAP selects (below). The names let `palev-trace stacks`
+ * name the frames of Paleventing:Stack events.
  *
- * Cost: each load copies the name into the live set (one allocation); nothing else happens while
- * no session records and PALEV_PERFMAP is off. All functions are thread-safe and return 0 or a
- * negative errno: -EINVAL for a NULL code, a size of 0 or above 2 GiB, a NULL or empty name,
+ * Cost while no session records the code events and PALEV_PERFMAP is off: one allocation (the
+ * name's copy) and a short mutex-held update of the set per load, a free per unload: 53-74 ns
+ * per call (docs/stacks.md, row S4). The set exists in a process that can trace or writes perf
+ * outputs; without either a call checks its arguments and returns. All functions are
+ * thread-safe and return 0 or
+ * a negative errno: -EINVAL for a NULL code, a size of 0 or above 2 GiB, a NULL or empty name,
  * -ENOMEM, or the error of a perf output that failed just now (that output is then off).
  * ------------------------------------------------------------------------------------------- */
 
@@ -441,63 +445,130 @@ PALEV_API int palev_code_load_stub(const void *code, size_t size, const char *st
  * never in the perf outputs. */
 PALEV_API int palev_code_load_interpreted(const void *start, size_t size, const char *name);
 
+/* How to step over a frame of JIT code that keeps no frame pointer (x86-64), so that the stacks
+ * of events (Paleventing:Stack, PALEV_STACK=fp and unwind) and perf's DWARF call graphs (`perf
+ * record --call-graph dwarf` with the jitdump) go on past it to its callers. The CFA (canonical
+ * frame address) is the stack pointer before the call into the code: the return address is at
+ * CFA - 8. Give either form, or both (the frame pointer walk tries the instructions first):
+ *  - a fixed frame: `cfa_offset`, the CFA minus the stack pointer wherever the code calls out
+ *    (8 for the return address, plus what the code pushed and subtracted), and `saved_fp`: the
+ *    caller's rbp is saved at CFA - saved_fp, or 0 when the code never changes rbp. Multiples
+ *    of 8. Exact at calls, which is what the stacks of events need; a perf sample inside the
+ *    code's prologue or epilogue may unwind wrongly with it.
+ *  - DWARF call frame instructions: `cfi`, `cfi_size` bytes of DW_CFA_* as in an .eh_frame FDE,
+ *    from the range's first byte, under a CIE whose initial rules are those at a call (CFA =
+ *    rsp + 8, return address at CFA - 8), code alignment 1, data alignment -8, return address
+ *    column 16. Exact at every instruction when they describe prologues and epilogues. The
+ *    frame pointer walk evaluates advance_loc, def_cfa and def_cfa_register (rsp or rbp),
+ *    def_cfa_offset, offset, restore, same_value, remember_state, restore_state and nop;
+ *    where a return address needs more (an expression), the walk ends there (or uses the fixed
+ *    frame when given). At most 1024 bytes. */
+typedef struct palev_code_unwind {
+    uint32_t cfa_offset;        /* fixed frame: CFA - rsp at calls, 0 when not given */
+    uint32_t saved_fp;          /* fixed frame: caller's rbp at CFA - saved_fp, 0: unchanged */
+    const void *cfi;            /* DWARF call frame instructions, or NULL */
+    size_t cfi_size;
+} palev_code_unwind;
+
+/* Name JIT code that keeps no frame pointer, and say how to step over its frames (copied). As
+ * palev_code_load(); the jitdump gets an unwinding-info record before the code's record. Also
+ * -EINVAL for a NULL unwind, one with neither form, offsets that are not multiples of 8 (or a
+ * cfa_offset below 8, a saved_fp above it), or CFI that is not a whole instruction stream
+ * of known opcodes; -ENOTSUP on another machine than x86-64 (nothing recorded). */
+PALEV_API int palev_code_load_unwind(const void *code, size_t size, const char *name,
+                                     const palev_code_unwind *unwind);
+
+/* The live range starting at `code` was changed in place (patched, relinked, recompiled at the
+ * same address): a new version of it, numbered 1, 2... CodeLoad records it with its `version`
+ * (a trace names stacks taken before it with the old name, after it with the new), the jitdump
+ * gets a record with the new bytes (perf inject names samples by the version live at their
+ * time), the perf map a line (perf map files have no time: perf keeps one name per address).
+ * `size` 0 keeps the size, `name` NULL keeps the name, the kind and the unwind description
+ * stay. Returns 0, -ENOENT when no live range starts at `code` (nothing recorded; also in a
+ * process that keeps no live set: neither traceable nor writing perf outputs), else as
+ * palev_code_load(). */
+PALEV_API int palev_code_patch(const void *code, size_t size, const char *name);
+
 /* The range starting at `code` is freed: recorded as CodeUnload and dropped from the live set.
  * Returns 0, -ENOENT when no live range starts there (CodeUnload is recorded all the same, with
  * size 0), -EINVAL for NULL. Call it before the memory can be reused. */
 PALEV_API int palev_code_unload(const void *code);
 
+/* Every live range starting in [start, start + size) is freed (a code cache flushed, an arena
+ * released): one CodeUnload each, as palev_code_unload(). Returns how many, 0 when none, or
+ * -EINVAL for a NULL start or a size of 0. Walks the whole live set under its mutex: code loads
+ * and unloads of other threads wait meanwhile. */
+PALEV_API int palev_code_unload_area(const void *start, size_t size);
+
 /* ---------------------------------------------------------------------------------------------
- * The perf outputs of the code API, and its older names (compatible aliases).
+ * The perf outputs of the code API.
  *
- * PALEV_PERFMAP, read once, selects the outputs: unset or 0 off (no file is touched), 1 the perf map /tmp/perf-<pid>.map (read by perf report as
- * is), 2 a jitdump <dir>/jit-<pid>.dump for `perf record -k 1` + `perf inject --jit`, where <dir>
- * is PALEV_PERFMAP_DIR or /tmp, 3 both. Files are opened on the first call: created with mode
- * 0600 and never through a symlink; an existing one is reused only if it is a regular file of
- * the same user. An output that fails to open or write is off for the rest of the process (why
- * is said under PALEV_DEBUG); the host never notices otherwise. A child forked without exec logs
- * nothing to them. Stubs and JIT code go there, interpreted ranges never.
+ * PALEV_PERFMAP, read once, selects the outputs: unset or 0 off (no file is touched), 1 the perf
+ * map /tmp/perf-<pid>.map (read by perf report as is), 2 a jitdump <dir>/jit-<pid>.dump for
+ * `perf record -k 1` + `perf inject --jit`, where <dir> is PALEV_PERFMAP_DIR or /tmp, 3 both.
+ * Files are opened by the first code load: created with mode 0600 and never through a symlink;
+ * an existing one is reused only if it is a regular file of the same user. An output that fails
+ * to open or write is off for the rest of the process (why is said under PALEV_DEBUG); the host
+ * never notices otherwise. A child forked without exec logs nothing to them. Stubs and JIT code
+ * go there, interpreted ranges never.
  * ------------------------------------------------------------------------------------------- */
 
-/* Aliases of palev_code_load(), palev_code_load_utf16() and palev_code_load_stub(). */
-PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name);
-PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
-                                             size_t len);
-PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
-                                     const char *name);
-
-/* 1 when at least one perf output is on, else 0. The first call opens the files (as the first
- * load would); later ones are one load. Thread-safe. Do not skip palev_code_load() when it says
- * 0: the trace needs the names too. */
+/* 1 when PALEV_PERFMAP selects an output that has not failed so far, else 0. Opens no file: the
+ * first code load does, and may still fail. Thread-safe. Do not skip palev_code_load() when it
+ * says 0: the trace needs the names too. */
 PALEV_API int palev_perfmap_is_enabled(void);
 
 /* ---------------------------------------------------------------------------------------------
  * Call stacks (docs/stacks.md). While a session records Paleventing:Stack, every recorded event
  * of a generated provider and every EventSource event is followed, from the same thread, by a
- * Stack event { provider, event, count, frames }: the return addresses of the thread, innermost
- * first (the caller of FireEvent<Sym>() first), at most PALEV_STACK_DEPTH (default 32, 1 to 128)
- * of them. PALEV_STACK=fp (default) walks frame pointers, each one checked against the thread's
- * stack bounds, so code built without them gives a short stack, never a fault; PALEV_STACK=unwind
- * unwinds with libunwind (DWARF CFI) when libpaleventing-unwind.so and libunwind are installed.
+ * Stack event { provider, event, count, frames, line_count, lines }: the return addresses of the
+ * thread, innermost first (the caller of FireEvent<Sym>() first), at most PALEV_STACK_DEPTH
+ * (default 32, 1 to 128) of them. PALEV_STACK=fp (default) walks frame pointers, each one checked
+ * against the thread's stack bounds, so code built without them gives a short stack, never a
+ * fault, and steps over JIT frames described by palev_code_load_unwind(); PALEV_STACK=unwind
+ * unwinds with libunwind (DWARF CFI, JIT code's included) when libpaleventing-unwind.so and
+ * libunwind are installed.
  * ------------------------------------------------------------------------------------------- */
 
 /* One logical frame of a runtime: `code` an address inside a range named by palev_code_load*()
- * (an interpreter names its bytecode with palev_code_load_interpreted()); `frame` an address
- * inside the native stack frame of the activation running it (the interpreter loop's
+ * (an interpreter names its bytecode with palev_code_load_interpreted(); the address of the
+ * instruction being run does, as well as the range's start); `frame` an address inside the
+ * native stack frame of the activation running it (the interpreter loop's
  * __builtin_frame_address(0) or a local's address): the frame is placed just inside that native
- * frame. 0: unknown, placed outermost. */
+ * frame, 0: unknown, placed outermost. `line`: the source line being run (1 and up), or 0 when
+ * unknown: recorded in the Stack event's `lines`, shown as "name:line". */
 typedef struct palev_stack_frame {
     uintptr_t code;
     uintptr_t frame;
+    uint32_t line;
 } palev_stack_frame;
 
 /* Called on the thread of the event, inside the event's emission: write at most `max` logical
- * frames of the calling thread, innermost first, and return how many. Must not block, allocate
- * with locks held elsewhere, or fire events. */
+ * frames of the calling thread, innermost first, and return how many. The frames arrive zeroed.
+ * Must not block, take locks the host may hold while firing, fire events, or add or remove
+ * walkers. */
 typedef size_t palev_stack_walker(void *ctx, palev_stack_frame *frames, size_t max);
 
-/* Add a walker (at most 4, kept for the life of the process). Returns 0, -EINVAL for NULL fn,
- * -ENOSPC when 4 are registered. Thread-safe. */
+/* Add a walker called for the stack of every event, on every thread, with `ctx`: at most 16
+ * (-ENOSPC); the same fn and ctx twice is -EEXIST; -EINVAL for NULL fn. Walkers are called in
+ * the order added. Waits for stack walks under way to end (an RCU grace period, microseconds
+ * to milliseconds): never call it from a walker or an event. Thread-safe. */
 PALEV_API int palev_stack_add_walker(palev_stack_walker *fn, void *ctx);
+
+/* Remove the walker added with fn and ctx. Once this returns, no thread runs it any more: ctx
+ * may be freed. Returns 0, -ENOENT when it was not added, -EINVAL for NULL fn. Waits as
+ * palev_stack_add_walker() does. Thread-safe. */
+PALEV_API int palev_stack_remove_walker(palev_stack_walker *fn, void *ctx);
+
+/* A walker of the calling thread only: called for the stacks of this thread's events, after
+ * the process-wide ones; for an embedding with several VM states, each thread adds the walker
+ * of the state it runs (and removes it when the state leaves the thread). At most 4 per thread
+ * (-ENOSPC); -EEXIST, -EINVAL as palev_stack_add_walker(). No lock, no wait: a few stores. A
+ * thread's walkers end with it. */
+PALEV_API int palev_stack_add_thread_walker(palev_stack_walker *fn, void *ctx);
+
+/* Remove a walker the calling thread added: 0, -ENOENT, -EINVAL. Not from a walker. */
+PALEV_API int palev_stack_remove_thread_walker(palev_stack_walker *fn, void *ctx);
 
 /* ---------------------------------------------------------------------------------------------
  * UTF-16 to UTF-8, the one conversion used by generated stubs and the library

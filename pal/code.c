@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Live code ranges: CodeLoad and CodeUnload events, a lock-free set (liburcu) of what is live, and
- * the CodeRundown of it that a session starting later gets from a watcher thread. */
+/* Live code ranges: CodeLoad and CodeUnload events, the set of what is live (a hash table by
+ * start and a list, under one mutex), the CodeRundown of it that a session starting later gets
+ * from a watcher thread, which also frees what stack walks may still read (RCU). */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -10,102 +11,286 @@
 #include <time.h>
 
 #include <urcu-bp.h>
-#include <urcu/rculfhash.h>
 
 #include "internal.h"
 #include "Paleventing-events.h"
 
 /* How often the watcher looks at whether a session started recording CodeRundown. */
 #define POLL_NS 100000000L
-/* The rundown pauses this long after each batch, so the consumer daemon keeps up. */
+/* The rundown takes this many ranges per hold of the mutex, and pauses after BATCH of them so
+ * that the consumer daemon keeps up. */
+#define STEP 16
 #define BATCH 2048
 #define BATCH_PAUSE_NS 1000000L
+#define SLOTS_MIN 256
 
 #define RUNDOWN_STATE \
     PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Paleventing___CodeRundown.state)
 
+/* A live range, immutable once in the set (a patch puts a new one in its place). */
 struct range {
-    struct cds_lfht_node node;
-    struct rcu_head rcu;
+    struct range *prev, *next;          /* the list, in load order; next: deferred frees too */
     uintptr_t start;
     uint64_t size;
+    uint32_t version;
     uint8_t kind;
+    struct palev__unwind_rule *rule;    /* owned; NULL when none */
     char name[];
 };
 
-static struct cds_lfht *live;
-static pthread_once_t live_once = PTHREAD_ONCE_INIT;
+static struct {
+    pthread_mutex_t lock;
+    int ready;                  /* the set exists: a process that can trace or logs to perf */
+    int traced;                 /* the process can trace: watcher, rundowns, unwind table */
+    struct range list;          /* sentinel of the list */
+    struct range **slots;       /* open addressing, linear probing, by start */
+    size_t cap, used;
+    int rundown;                /* a rundown reads ranges outside the lock: removed ones wait */
+    struct range *deferred;     /* ...here, until it ends */
+} set = {
+    .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP,
+    .list = { &set.list, &set.list, 0, 0, 0, 0, NULL },
+};
+
+/* The rundown's place in the list (it is never in the hash table). */
+static struct range cursor;
+static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 static pthread_once_t watcher_once = PTHREAD_ONCE_INIT;
-static unsigned long rundowns;  /* completed, for tests (PALEV_DEBUG says so too) */
+static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
+static struct palev__deferred *garbage;     /* freed by the watcher after a grace period */
+static int watcher_running;
 
-/* ---- the set --------------------------------------------------------------------------------- */
+/* ---- RCU ------------------------------------------------------------------------------------- */
 
-static unsigned long hash_start(uintptr_t start)
+/* liburcu asks hosts that fork to call these: prepare handlers run in reverse order, so
+ * call_rcu's run first, then urcu-bp's (and through it the hash table's... none: only grace
+ * periods are used here). */
+static void rcu_hooks(void)
+{
+    pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
+}
+
+void palev__rcu_init(void)
+{
+    pthread_once(&rcu_once, rcu_hooks);
+}
+
+/* Pushed without a lock: any thread, any time. Without a watcher (it could not start), the
+ * grace period is waited for here. */
+void palev__rcu_free(struct palev__deferred *block)
+{
+    struct palev__deferred *head = __atomic_load_n(&garbage, __ATOMIC_RELAXED);
+
+    if (!__atomic_load_n(&watcher_running, __ATOMIC_RELAXED)) {
+        urcu_bp_synchronize_rcu();
+        free(block);
+        return;
+    }
+    do
+        block->next = head;
+    while (!__atomic_compare_exchange_n(&garbage, &head, block, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+static void reclaim(void)
+{
+    struct palev__deferred *g = __atomic_exchange_n(&garbage, NULL, __ATOMIC_ACQUIRE);
+
+    if (!g)
+        return;
+    urcu_bp_synchronize_rcu();
+    while (g) {
+        struct palev__deferred *next = g->next;
+
+        free(g);
+        g = next;
+    }
+}
+
+/* ---- the set: under set.lock ------------------------------------------------------------------ */
+
+static size_t slot_of(uintptr_t start, size_t cap)
 {
     uint64_t h = (uint64_t)start * 0x9E3779B97F4A7C15ull;
 
-    return (unsigned long)(h ^ (h >> 29));
+    return (size_t)(h ^ (h >> 32)) & (cap - 1);
 }
 
-static int match_start(struct cds_lfht_node *node, const void *key)
+static size_t find_slot(uintptr_t start)
 {
-    return caa_container_of(node, struct range, node)->start == *(const uintptr_t *)key;
+    size_t i = slot_of(start, set.cap);
+
+    while (set.slots[i] && set.slots[i]->start != start)
+        i = (i + 1) & (set.cap - 1);
+    return i;
 }
 
-static void free_range(struct rcu_head *head)
+/* Grows (or shrinks) to `cap` slots; on failure the table stays as it is. */
+static int resize(size_t cap)
 {
-    free(caa_container_of(head, struct range, rcu));
+    struct range **old = set.slots;
+    size_t old_cap = set.cap;
+
+    set.slots = calloc(cap, sizeof(*set.slots));
+    if (!set.slots) {
+        set.slots = old;
+        return -ENOMEM;
+    }
+    set.cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i])
+            set.slots[find_slot(old[i]->start)] = old[i];
+    free(old);
+    return 0;
 }
 
-/* Only in a process that can trace (the Paleventing probe provider is loaded): otherwise no
- * session can ever ask for a rundown. A host forking without exec: liburcu's threads are paused
- * around fork(), as it asks. */
-static void live_create(void)
+/* Backward-shift deletion: no tombstones, probes stay short. */
+static void delete_slot(size_t i)
 {
-    if (palev_provider_register(&palev_provider_Paleventing) != 0)
+    size_t j = i;
+
+    set.slots[i] = NULL;
+    for (;;) {
+        size_t home;
+
+        j = (j + 1) & (set.cap - 1);
+        if (!set.slots[j])
+            break;
+        home = slot_of(set.slots[j]->start, set.cap);
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            set.slots[i] = set.slots[j];
+            set.slots[j] = NULL;
+            i = j;
+        }
+    }
+    set.used--;
+    if (set.cap > SLOTS_MIN && set.used * 8 < set.cap)
+        resize(set.cap / 2);
+}
+
+static void list_append(struct range *r)
+{
+    r->prev = set.list.prev;
+    r->next = &set.list;
+    set.list.prev->next = r;
+    set.list.prev = r;
+}
+
+static void list_unlink(struct range *r)
+{
+    r->prev->next = r->next;
+    r->next->prev = r->prev;
+}
+
+/* A range out of the set: freed by the caller after the unlock (returned), or later. */
+static struct range *dispose(struct range *r)
+{
+    if (set.rundown) {          /* the rundown may hold it */
+        r->next = set.deferred;
+        set.deferred = r;
+        return NULL;
+    }
+    return r;
+}
+
+static void range_free(struct range *r)
+{
+    if (r) {
+        free(r->rule);
+        free(r);
+    }
+}
+
+/* Puts r in the set; returns the range it replaces (same start), out of the set, or NULL. */
+static int insert(struct range *r, struct range **replaced)
+{
+    size_t i;
+
+    *replaced = NULL;
+    /* Linear probing needs an empty slot to end a search. */
+    if ((set.used + 1) * 2 > set.cap && resize(set.cap * 2) != 0 && set.used + 2 > set.cap)
+        return -ENOMEM;
+    i = find_slot(r->start);
+    if (set.slots[i]) {
+        list_unlink(set.slots[i]);
+        *replaced = dispose(set.slots[i]);
+    } else {
+        set.used++;
+    }
+    set.slots[i] = r;
+    list_append(r);
+    return 0;
+}
+
+static struct range *take(uintptr_t start)
+{
+    size_t i = find_slot(start);
+    struct range *r = set.slots[i];
+
+    if (r) {
+        delete_slot(i);
+        list_unlink(r);
+    }
+    return r;
+}
+
+/* ---- fork ------------------------------------------------------------------------------------- */
+
+static void before_fork(void)
+{
+    pthread_mutex_lock(&set.lock);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&set.lock);
+}
+
+/* The watcher is not in the child: a rundown it had under way ends here (its cursor is in
+ * the list), and the next code load starts a watcher of the child's own. */
+static void after_fork_child(void)
+{
+    struct range *d = set.deferred;
+
+    if (set.rundown)
+        list_unlink(&cursor);
+    set.rundown = 0;
+    set.deferred = NULL;
+    while (d) {
+        struct range *next = d->next;
+
+        range_free(d);
+        d = next;
+    }
+    watcher_running = 0;
+    watcher_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+    pthread_mutex_unlock(&set.lock);
+}
+
+/* A process that can trace keeps the set for rundowns; one that only logs to perf keeps it for
+ * palev_code_patch(). Either way the fork handlers are registered before the lock is ever taken
+ * (RCU's first: prepare handlers run in reverse order of registration). */
+static void set_create(void)
+{
+    set.traced = palev_provider_register(&palev_provider_Paleventing) == 0;
+    if (!set.traced && !palev_perfmap_is_enabled())
         return;
-    live = cds_lfht_new(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
-    if (!live) {
+    set.slots = calloc(SLOTS_MIN, sizeof(*set.slots));
+    if (!set.slots) {
         palev__debug("no live code set (out of memory): no CodeRundown in this process");
         return;
     }
-    /* prepare handlers run in reverse order: call_rcu's first, then urcu-bp's (and through it
-     * the hash table's resize worker); the others in this order. */
-    pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
-    pthread_atfork(call_rcu_before_fork, call_rcu_after_fork_parent, call_rcu_after_fork_child);
+    set.cap = SLOTS_MIN;
+    if (set.traced)
+        palev__rcu_init();
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    set.ready = 1;
 }
 
-static void live_replace(struct range *r)
+int palev__code_set_ready(void)
 {
-    struct cds_lfht_node *old;
-
-    urcu_bp_read_lock();
-    old = cds_lfht_add_replace(live, hash_start(r->start), match_start, &r->start, &r->node);
-    urcu_bp_read_unlock();
-    if (old)
-        urcu_bp_call_rcu(&caa_container_of(old, struct range, node)->rcu, free_range);
-}
-
-/* Removes the range starting at `start`; its size, or -ENOENT. */
-static int64_t live_remove(uintptr_t start)
-{
-    struct cds_lfht_iter it;
-    struct cds_lfht_node *node;
-    int64_t size = -ENOENT;
-
-    if (!live)
-        return size;
-    urcu_bp_read_lock();
-    cds_lfht_lookup(live, hash_start(start), match_start, &start, &it);
-    node = cds_lfht_iter_get_node(&it);
-    if (node && cds_lfht_del(live, node) == 0) {
-        struct range *r = caa_container_of(node, struct range, node);
-
-        size = (int64_t)r->size;
-        urcu_bp_call_rcu(&r->rcu, free_range);
-    }
-    urcu_bp_read_unlock();
-    return size;
+    pthread_once(&set_once, set_create);
+    return set.ready;
 }
 
 /* ---- the rundown ----------------------------------------------------------------------------- */
@@ -118,22 +303,56 @@ static void pause_ns(long ns)
         ;
 }
 
-/* One CodeRundown per live range, read without a lock: threads loading and unloading code go
- * on meanwhile (what they change may or may not be seen; CodeLoad/CodeUnload say it anyway). */
+/* One CodeRundown per live range. A cursor of its own moves along the list, STEP ranges per
+ * hold of the lock; they are recorded after its release (a range removed meanwhile is freed at
+ * the end). Every range live throughout is recorded once; threads loading and unloading code
+ * go on meanwhile, what they change may or may not be seen (CodeLoad/CodeUnload say it). */
 static void rundown(void)
 {
-    struct cds_lfht_iter it;
-    struct range *r;
+    struct range *batch[STEP], *d;
     unsigned long n = 0;
+    size_t got;
 
-    urcu_bp_read_lock();
-    cds_lfht_for_each_entry(live, &it, r, node) {
-        FireEventCodeRundown(r->start, r->size, r->kind, r->name);
-        if (++n % BATCH == 0)
-            pause_ns(BATCH_PAUSE_NS);
+    pthread_mutex_lock(&set.lock);
+    set.rundown = 1;
+    cursor.prev = &set.list;
+    cursor.next = set.list.next;
+    set.list.next->prev = &cursor;
+    set.list.next = &cursor;
+    pthread_mutex_unlock(&set.lock);
+    do {
+        pthread_mutex_lock(&set.lock);
+        for (got = 0; got < STEP && cursor.next != &set.list; got++) {
+            struct range *r = cursor.next;
+
+            batch[got] = r;
+            list_unlink(&cursor);       /* the cursor moves after r */
+            cursor.prev = r;
+            cursor.next = r->next;
+            r->next->prev = &cursor;
+            r->next = &cursor;
+        }
+        pthread_mutex_unlock(&set.lock);
+        for (size_t i = 0; i < got; i++) {
+            const struct range *r = batch[i];
+
+            FireEventCodeRundown(r->start, r->size, r->kind, r->name, r->version);
+            if (++n % BATCH == 0)
+                pause_ns(BATCH_PAUSE_NS);
+        }
+    } while (got == STEP);
+    pthread_mutex_lock(&set.lock);
+    list_unlink(&cursor);
+    set.rundown = 0;
+    d = set.deferred;
+    set.deferred = NULL;
+    pthread_mutex_unlock(&set.lock);
+    while (d) {
+        struct range *next = d->next;
+
+        range_free(d);
+        d = next;
     }
-    urcu_bp_read_unlock();
-    __atomic_fetch_add(&rundowns, 1, __ATOMIC_RELAXED);
     palev__debug("code rundown: %lu ranges", n);
 }
 
@@ -150,6 +369,7 @@ static void *watch(void *arg)
         if (on && !was)
             rundown();
         was = on;
+        reclaim();
         pause_ns(POLL_NS);
     }
     return NULL;
@@ -166,7 +386,7 @@ static void watcher_start(void)
     pthread_t thread;
     sem_t started;
 
-    if (!live || sem_init(&started, 0, 0) != 0)
+    if (!set.traced || sem_init(&started, 0, 0) != 0)
         return;
     sigfillset(&all);
     pthread_attr_init(&attr);
@@ -176,6 +396,7 @@ static void watcher_start(void)
         pthread_setname_np(thread, "palev-rundown");
         while (sem_wait(&started) != 0 && errno == EINTR)
             ;
+        __atomic_store_n(&watcher_running, 1, __ATOMIC_RELAXED);
     } else {
         palev__debug("no code rundown: the watcher thread could not be created");
     }
@@ -184,42 +405,183 @@ static void watcher_start(void)
     sem_destroy(&started);
 }
 
-unsigned long palev__code_rundowns(void)
+/* ---- load, patch, unload ----------------------------------------------------------------------- */
+
+/* The name copied, line breaks made spaces, as in the perf map (perf reads it line by line). */
+static struct range *range_new(const struct palev__code *c, uint32_t version)
 {
-    return __atomic_load_n(&rundowns, __ATOMIC_RELAXED);
+    struct range *r = palev__malloc(sizeof(*r) + c->len + 1);
+
+    if (!r)
+        return NULL;
+    r->start = (uintptr_t)c->start;
+    r->size = c->size;
+    r->version = version;
+    r->kind = (uint8_t)c->kind;
+    r->rule = NULL;
+    for (size_t i = 0; i < c->len; i++)
+        r->name[i] = c->name[i] == '\n' || c->name[i] == '\r' ? ' ' : c->name[i];
+    r->name[c->len] = '\0';
+    return r;
 }
 
-/* ---- load and unload ------------------------------------------------------------------------- */
-
-int palev__code_publish(const void *code, size_t size, int kind, const char *name, size_t len)
+/* Without the set, the Paleventing provider is not loaded either: nothing to record. */
+int palev__code_publish(struct palev__code *c)
 {
-    struct range *r;
+    struct range *r, *old = NULL;
+    int ret = 0;
 
-    FireEventCodeLoad((uintptr_t)code, size, (uint8_t)kind, name);
-    pthread_once(&live_once, live_create);
-    if (!live)
+    if (!palev__code_set_ready()) {
+        free(c->rule);
         return 0;
-    r = palev__malloc(sizeof(*r) + len + 1);
-    if (!r)
+    }
+    if (!(r = range_new(c, 0))) {
+        free(c->rule);
         return -ENOMEM;
-    cds_lfht_node_init(&r->node);
-    r->start = (uintptr_t)code;
-    r->size = size;
-    r->kind = (uint8_t)kind;
-    memcpy(r->name, name, len);
-    r->name[len] = '\0';
-    live_replace(r);
-    pthread_once(&watcher_once, watcher_start);
-    return 0;
+    }
+    FireEventCodeLoad(r->start, r->size, r->kind, r->name, 0);
+    r->rule = c->rule;
+    if (set.traced && c->rule)
+        ret = palev__unwind_add(r->start, r->size, c->rule);
+    else if (set.traced)
+        palev__unwind_remove(r->start);
+    pthread_mutex_lock(&set.lock);
+    if (insert(r, &old) != 0) {
+        ret = -ENOMEM;
+        old = r;
+    }
+    pthread_mutex_unlock(&set.lock);
+    range_free(old);
+    if (set.traced)
+        pthread_once(&watcher_once, watcher_start);
+    return ret;
+}
+
+int palev__code_lookup(uintptr_t start, uint64_t *size, int *kind, char **name,
+                       struct palev__unwind_rule **rule)
+{
+    const struct range *r;
+    int ret = -ENOENT;
+
+    *name = NULL;
+    *rule = NULL;
+    if (!palev__code_set_ready())
+        return ret;
+    pthread_mutex_lock(&set.lock);
+    r = set.slots[find_slot(start)];
+    if (r) {
+        size_t rule_size = r->rule ? sizeof(*r->rule) + r->rule->cfi_size : 0;
+
+        *size = r->size;
+        *kind = r->kind;
+        *name = strdup(r->name);
+        *rule = rule_size ? palev__malloc(rule_size) : NULL;
+        ret = !*name || (rule_size && !*rule) ? -ENOMEM : 0;
+        if (*rule)
+            memcpy(*rule, r->rule, rule_size);
+    }
+    pthread_mutex_unlock(&set.lock);
+    if (ret) {
+        free(*name);
+        free(*rule);
+        *name = NULL;
+        *rule = NULL;
+    }
+    return ret;
+}
+
+/* The new version takes the old one's place, kind and rule. */
+long palev__code_patch(const struct palev__code *c)
+{
+    struct range *r = NULL, *old;
+    struct palev__unwind_rule *moved = NULL;
+    long ret = -ENOENT;
+    uint8_t kind = 0;
+
+    if (!palev__code_set_ready())
+        return ret;
+    pthread_mutex_lock(&set.lock);
+    old = set.slots[find_slot((uintptr_t)c->start)];
+    if (old && (r = range_new(c, old->version + 1))) {
+        kind = r->kind = old->kind;
+        r->rule = old->rule;
+        old->rule = NULL;
+        /* A new size for the unwind table: the rule's copy is put there after the unlock. */
+        if (r->rule && r->size != old->size && set.traced &&
+            (moved = palev__malloc(sizeof(*r->rule) + r->rule->cfi_size)))
+            memcpy(moved, r->rule, sizeof(*r->rule) + r->rule->cfi_size);
+        insert(r, &old);        /* a replacement: never fails */
+        ret = r->version;
+    } else if (old) {
+        ret = -ENOMEM;
+        old = NULL;
+    }
+    pthread_mutex_unlock(&set.lock);
+    range_free(old);
+    if (moved)
+        palev__unwind_add((uintptr_t)c->start, c->size, moved);
+    free(moved);
+    if (ret > 0)
+        FireEventCodeLoad((uintptr_t)c->start, c->size, kind, c->name, (uint32_t)ret);
+    return ret;
 }
 
 PALEV_API int palev_code_unload(const void *code)
 {
-    int64_t size;
+    struct range *r = NULL;
+    uint64_t size = 0;
 
     if (!code)
         return -EINVAL;
-    size = live_remove((uintptr_t)code);
-    FireEventCodeUnload((uintptr_t)code, size < 0 ? 0 : (uint64_t)size);
-    return size < 0 ? (int)size : 0;
+    if (palev__code_set_ready()) {
+        pthread_mutex_lock(&set.lock);
+        r = take((uintptr_t)code);
+        if (r) {
+            size = r->size;
+            r = dispose(r);
+        }
+        pthread_mutex_unlock(&set.lock);
+        if (size && set.traced)
+            palev__unwind_remove((uintptr_t)code);
+        range_free(r);
+    }
+    FireEventCodeUnload((uintptr_t)code, size);
+    return size ? 0 : -ENOENT;
+}
+
+/* One pass over the list under the lock: CodeUnload is recorded there too (values only), the
+ * ranges freed after it. */
+PALEV_API int palev_code_unload_area(const void *start, size_t size)
+{
+    uintptr_t lo = (uintptr_t)start, hi = lo + size < lo ? UINTPTR_MAX : lo + size;
+    struct range *freed = NULL;
+    int count = 0;
+
+    if (!start || size == 0)
+        return -EINVAL;
+    if (!palev__code_set_ready())
+        return 0;
+    pthread_mutex_lock(&set.lock);
+    for (struct range *r = set.list.next, *next; r != &set.list; r = next) {
+        next = r->next;
+        if (r == &cursor || r->start < lo || r->start >= hi)
+            continue;
+        take(r->start);
+        FireEventCodeUnload(r->start, r->size);
+        if (dispose(r)) {
+            r->next = freed;
+            freed = r;
+        }
+        count += count < INT32_MAX;
+    }
+    pthread_mutex_unlock(&set.lock);
+    while (freed) {
+        struct range *next = freed->next;
+
+        range_free(freed);
+        freed = next;
+    }
+    if (count && set.traced)
+        palev__unwind_remove_area(lo, hi);
+    return count;
 }

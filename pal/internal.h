@@ -86,6 +86,8 @@ int palev__config_status(void);
 
 /* ---- perfmap.c, jitdump.c: JIT symbols for perf ----------------------------------------- */
 
+struct palev__unwind_rule;
+
 #define PALEV__PERFMAP_MAP 1            /* /tmp/perf-<pid>.map */
 #define PALEV__PERFMAP_JITDUMP 2        /* <dir>/jit-<pid>.dump */
 #define PALEV__JITDUMP_DIR "/tmp"       /* <dir> when PALEV_PERFMAP_DIR is unset */
@@ -98,11 +100,59 @@ int palev__safe_file_open(const char *path, int flags, const char **why);
 /* Create <dir>/jit-<pid>.dump: header, then the executable marker mapping perf inject looks for.
  * Returns 0 or a negative errno (said under PALEV_DEBUG). */
 int palev__jitdump_open(const char *dir);
-/* Append one CODE_LOAD record (len <= 65535). Returns 0 (also when the dump is closed), or a
- * negative errno when writing failed: the dump is then closed for good. Thread-safe. */
-int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len);
+/* Append one CODE_LOAD record (len <= 65535), preceded by an UNWINDING_INFO record built from
+ * `rule` when not NULL. Returns 0 (also when the dump is closed), or a negative errno when
+ * writing failed: the dump is then closed for good. Thread-safe. */
+int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len,
+                         const struct palev__unwind_rule *rule);
 /* Append CODE_CLOSE and close; only in the process that opened the dump. */
 void palev__jitdump_close(void);
+
+/* ---- cfi.c: call frame information of JIT code without frame pointers (x86-64) ---------- */
+
+#define PALEV__CFI_MAX 1024             /* bytes of a runtime's instructions */
+#define PALEV__EH_FRAME_MAX (128 + PALEV__CFI_MAX)
+#define PALEV__EH_FRAME_HDR_SIZE 20     /* one FDE in the search table */
+
+/* A runtime's palev_code_unwind, checked and copied. */
+struct palev__unwind_rule {
+    uint32_t cfa_offset;                /* 0: no fixed frame */
+    uint32_t saved_fp;
+    uint32_t cfi_size;                  /* 0: no instructions */
+    uint8_t cfi[];
+};
+
+/* Check and copy `u` into *out (free() releases it). Returns 0, -EINVAL (palev_code_unwind's
+ * rules), -ENOMEM. */
+int palev__unwind_rule_new(const palev_code_unwind *u, struct palev__unwind_rule **out);
+/* 0 when cfi[0..size) is a whole stream of known DW_CFA instructions (size 1 to
+ * PALEV__CFI_MAX, remember_state nested at most 8 deep), else -EINVAL. */
+int palev__cfi_check(const void *cfi, size_t size);
+
+enum { PALEV__FP_SAME, PALEV__FP_SAVED, PALEV__FP_LOST };
+
+/* A JIT frame at one address: CFA = (rbp or rsp) + cfa_offset, the return address at CFA +
+ * ra_offset, the caller's rbp unchanged, at CFA + fp_offset, or lost. */
+struct palev__frame {
+    int cfa_from_fp;
+    int64_t cfa_offset;
+    int64_t ra_offset;
+    int fp;                             /* PALEV__FP_* */
+    int64_t fp_offset;
+};
+
+/* The frame of code described by `rule` at byte `pc` of its range (the call instruction before
+ * a return address): the instructions' row when they give one the walk can follow, else the
+ * fixed frame. Returns 0, or -1 when neither does. */
+int palev__cfi_frame(const struct palev__unwind_rule *rule, uint64_t pc, struct palev__frame *f);
+/* .eh_frame (a CIE, one FDE for [code, code + size), the terminator) into out[0..room); returns
+ * its size (written only if it fits) and the FDE's offset in *fde_at. for_jitdump: pc_begin
+ * relative to where perf inject --jit places the section (after the code, 8-byte aligned), else
+ * absolute. */
+size_t palev__eh_frame(void *out, size_t room, const struct palev__unwind_rule *rule,
+                       uint64_t code, uint64_t size, int for_jitdump, size_t *fde_at);
+/* The .eh_frame_hdr that follows such a jitdump .eh_frame: PALEV__EH_FRAME_HDR_SIZE bytes. */
+size_t palev__eh_frame_hdr(void *out, uint64_t size, size_t eh_frame_size, size_t fde_at);
 
 /* ---- stack.c, unwind.c: call stacks ------------------------------------------------------- */
 
@@ -120,26 +170,68 @@ struct palev__native {
     uintptr_t top[PALEV__STACK_MAX];
 };
 
-/* Merge nn native frames and nl logical ones (sorted by frame) into at most max addresses. */
-size_t palev__stack_merge(uint64_t *out, size_t max, const struct palev__native *nat, size_t nn,
-                          const palev_stack_frame *lf, size_t nl);
+/* Merge nn native frames and nl logical ones (sorted by frame) into at most max addresses, with
+ * each one's line (0 for native frames). Returns how many. */
+size_t palev__stack_merge(uint64_t *out, uint32_t *lines, size_t max,
+                          const struct palev__native *nat, size_t nn, const palev_stack_frame *lf,
+                          size_t nl);
 /* Record a Stack event naming provider:event for the calling thread, when a session records
  * Paleventing:Stack (one load otherwise). For events libpaleventing records itself (EventSource,
  * dynamic events): the stack starts at the first frame outside libpaleventing. */
 void palev__stack_after_event(const char *provider, const char *event);
 /* Walk the calling thread with libunwind (libpaleventing-unwind.so, loaded on first use); frame
  * bounds (nat->top) only when `tops` (slower). Returns the number of frames, or -ENOSYS when the
- * module or libunwind is missing. */
+ * module or libunwind is missing. Inside an RCU read-side section. */
 long palev__unwind_walk(struct palev__native *nat, size_t max, int tops);
+
+/* unwind.c: the rules of live JIT ranges without frame pointers, for the walks (kept only in a
+ * process that can trace). Add copies the rule and, under PALEV_STACK=unwind, registers the
+ * range with libunwind; an older range overlapping it is dropped. Returns 0 or -ENOMEM. */
+int palev__unwind_add(uintptr_t start, uint64_t size, const struct palev__unwind_rule *rule);
+/* Drop the ranges starting at `start`, or starting in [lo, hi). */
+void palev__unwind_remove(uintptr_t start);
+void palev__unwind_remove_area(uintptr_t lo, uintptr_t hi);
+/* Nonzero when any range has a rule (one relaxed load: a hint for taking the read lock). */
+int palev__unwind_any(void);
+/* Inside an RCU read-side section: the rule of the range holding `addr` (and its start), or
+ * NULL: a hash and two loads for an address on a page no such range covers. */
+const struct palev__unwind_rule *palev__unwind_find(uintptr_t addr, uintptr_t *start);
 
 /* ---- code.c: live code ranges ------------------------------------------------------------- */
 
-/* Record CodeLoad and keep [code, code + size) named `name` (len bytes, name[len] == '\0') in the
- * live set (when the process can trace), starting the rundown watcher on first use. Returns 0 or
- * -ENOMEM (then only the trace has it). */
-int palev__code_publish(const void *code, size_t size, int kind, const char *name, size_t len);
-/* Rundowns done so far in this process. */
-unsigned long palev__code_rundowns(void);
+/* One code range to publish: CodeLoad, the live set (which takes `rule`), the unwind table. */
+struct palev__code {
+    const void *start;
+    uint64_t size;
+    int kind;
+    const char *name;                   /* len bytes, name[len] == '\0' */
+    size_t len;
+    struct palev__unwind_rule *rule;    /* or NULL */
+};
+
+/* Record CodeLoad and keep the range in the live set (starting the rundown watcher on first
+ * use), its rule in the unwind table. The rule is the set's from now on (freed on failure too).
+ * Returns 0 or -ENOMEM (then only the trace has it). */
+int palev__code_publish(struct palev__code *c);
+/* What the set knows of the live range starting at `start`: its size, kind, and a copy of its
+ * name (malloc'd, *name) and rule (*rule, malloc'd, NULL when none). -ENOENT, -ENOMEM. */
+int palev__code_lookup(uintptr_t start, uint64_t *size, int *kind, char **name,
+                       struct palev__unwind_rule **rule);
+/* A new version of the live range at c->start (kind and rule kept, c->rule ignored): CodeLoad
+ * with the version. Returns the version (1 and up), or -ENOENT, -ENOMEM. */
+long palev__code_patch(const struct palev__code *c);
+/* The live set exists (a process that can trace or writes perf outputs). */
+int palev__code_set_ready(void);
+
+/* RCU for what stack walks read without locks (walkers, unwind tables): liburcu's bulletproof
+ * flavour, its fork handlers registered once by palev__rcu_init(). palev__rcu_free() frees a
+ * block starting with a struct palev__deferred after a grace period (the rundown thread does it,
+ * batched). */
+struct palev__deferred {
+    struct palev__deferred *next;
+};
+void palev__rcu_init(void);
+void palev__rcu_free(struct palev__deferred *block);
 
 /* ---- log.c: diagnostics, only when PALEV_DEBUG asks -------------------------------------- */
 

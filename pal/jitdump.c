@@ -22,6 +22,7 @@
 #define JITDUMP_VERSION 1
 #define JIT_CODE_LOAD 0
 #define JIT_CODE_CLOSE 3
+#define JIT_CODE_UNWINDING_INFO 4
 
 #if defined(__x86_64__)
 #define ELF_MACHINE_FALLBACK EM_X86_64
@@ -61,7 +62,17 @@ struct code_load {
     uint64_t code_index;
 };
 
+/* Followed by .eh_frame then .eh_frame_hdr (unwinding_size bytes in all), zero-padded to 8.
+ * perf inject --jit keeps it for the next CODE_LOAD, whose ELF gets both sections. */
+struct unwinding_info {
+    struct record_prefix p;
+    uint64_t unwinding_size;
+    uint64_t eh_frame_hdr_size;
+    uint64_t mapped_size;       /* what the map of the code covers after it (8-aligned) */
+};
+
 _Static_assert(sizeof(struct file_header) == 40, "perf's struct jitheader is 40 bytes");
+_Static_assert(sizeof(struct unwinding_info) == 40, "perf's jr_code_unwinding_info is 40 bytes");
 _Static_assert(sizeof(struct code_load) == 56, "perf's struct jr_code_load is 56 bytes");
 
 /* Every use of fd is under the lock, so closing it after a failure cannot hit a reused number. */
@@ -204,16 +215,46 @@ end:
     return ret < 0 ? ret : 0;
 }
 
-/* The prefix, the name and its NUL, the code: one writev, so a record is whole or the dump off. */
-int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len)
+/* The unwinding record of `rule` for code of `size` bytes into buf: returns its size, 0 when
+ * there is no rule. The record's .eh_frame is laid out for the ELF perf inject writes. */
+static size_t unwinding_record(unsigned char *buf, const struct palev__unwind_rule *rule,
+                               uint64_t code, uint64_t size)
+{
+    struct unwinding_info u = { .p = { .id = JIT_CODE_UNWINDING_INFO } };
+    size_t fde_at, eh, total;
+
+    if (!rule)
+        return 0;
+    eh = palev__eh_frame(buf + sizeof(u), PALEV__EH_FRAME_MAX, rule, code, size, 1, &fde_at);
+    palev__eh_frame_hdr(buf + sizeof(u) + eh, size, eh, fde_at);
+    u.unwinding_size = eh + PALEV__EH_FRAME_HDR_SIZE;
+    u.eh_frame_hdr_size = PALEV__EH_FRAME_HDR_SIZE;
+    /* perf's unwinder reads the sections through the process's map of the code, which perf
+     * inject extends by mapped_size: without it, nothing unwinds through the code. */
+    u.mapped_size = u.unwinding_size;
+    total = (sizeof(u) + u.unwinding_size + 7) & ~(size_t)7;
+    memset(buf + sizeof(u) + u.unwinding_size, 0, total - sizeof(u) - u.unwinding_size);
+    u.p.total_size = (uint32_t)total;
+    u.p.timestamp = now_ns();
+    memcpy(buf, &u, sizeof(u));
+    return total;
+}
+
+/* The unwinding record if any, the prefix, the name and its NUL, the code: one writev, so
+ * records are whole and adjacent, or the dump off. */
+int palev__jitdump_write(const void *code, size_t size, const char *name, size_t len,
+                         const struct palev__unwind_rule *rule)
 {
     static const char nul;
+    unsigned char unwinding[sizeof(struct unwinding_info) + PALEV__EH_FRAME_MAX +
+                            PALEV__EH_FRAME_HDR_SIZE + 8];
     struct code_load r = {
         .p = { .id = JIT_CODE_LOAD, .total_size = (uint32_t)(sizeof(r) + len + 1 + size) },
         .pid = (uint32_t)jd.pid, .tid = (uint32_t)gettid(),
         .vma = (uintptr_t)code, .code_addr = (uintptr_t)code, .code_size = size,
     };
     struct iovec iov[] = {
+        { unwinding, 0 },
         { &r, sizeof(r) }, { (void *)name, len }, { (void *)&nul, 1 }, { (void *)code, size },
     };
     int ret = 0;
@@ -221,9 +262,10 @@ int palev__jitdump_write(const void *code, size_t size, const char *name, size_t
     pthread_mutex_lock(&jd.lock);
     if (jd.fd < 0)
         goto end;
+    iov[0].iov_len = unwinding_record(unwinding, rule, (uintptr_t)code, size);
     r.p.timestamp = now_ns();
     r.code_index = jd.code_index;
-    ret = write_all(iov, 4);
+    ret = write_all(iov, 5);
     if (ret)
         turn_off("write", strerror(-ret));
     else

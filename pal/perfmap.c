@@ -190,26 +190,29 @@ static void sanitize(char *name, size_t len)
             name[i] = ' ';
 }
 
-/* The name, NUL-terminated in place, goes to the live set and the trace first (the perf map then
- * puts its '\n' where the NUL was), then to the perf outputs that are on (m). */
-static int symbol_log(struct symbol *s, int m, const void *code, size_t size, int kind)
+/* The name, NUL-terminated in place, goes to the jitdump, the live set and the trace (which
+ * takes the rule), then to the perf map, which puts its '\n' where the NUL was. `m`: the perf
+ * outputs that are on. A patch (version > 0) only writes the perf outputs. */
+static int symbol_log(struct symbol *s, int m, struct palev__code *c, long version)
 {
     char *name = s->line + PREFIX_MAX;
-    int ret;
+    int ret = 0, err;
 
     sanitize(name, s->len);
     name[s->len] = '\0';
-    ret = palev__code_publish(code, size, kind, name, s->len);
-    if (m & PALEV__PERFMAP_MAP) {
-        int err = map_write(s, code, size);
-
+    c->name = name;
+    c->len = s->len;
+    if (m & PALEV__PERFMAP_JITDUMP) {
+        ret = palev__jitdump_write(c->start, c->size, name, s->len, c->rule);
+        if (ret)
+            __atomic_fetch_and(&mode, ~PALEV__PERFMAP_JITDUMP, __ATOMIC_RELAXED);
+    }
+    if (version == 0) {
+        err = palev__code_publish(c);
         ret = ret ? ret : err;
     }
-    if (m & PALEV__PERFMAP_JITDUMP) {
-        int err = palev__jitdump_write(code, size, name, s->len);
-
-        if (err)
-            __atomic_fetch_and(&mode, ~PALEV__PERFMAP_JITDUMP, __ATOMIC_RELAXED);
+    if (m & PALEV__PERFMAP_MAP) {
+        err = map_write(s, c->start, c->size);
         ret = ret ? ret : err;
     }
     if (s->line != s->stack)
@@ -231,33 +234,47 @@ static int perf_outputs(void)
     return started(__atomic_load_n(&mode, __ATOMIC_ACQUIRE));
 }
 
-static int load_named(const void *code, size_t size, const char *const *parts, size_t count,
-                      int kind)
+/* Without a perf output, a one-part name goes to the live set as it is (cut, its line breaks
+ * replaced there): no line is built. */
+static int load_named(struct palev__code *c, const char *const *parts, size_t count)
 {
+    int m = c->kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs();
     struct symbol s;
 
+    if (!m && count == 1) {
+        size_t len = strnlen(parts[0], NAME_MAX_BYTES + 1);
+
+        c->name = parts[0];
+        c->len = len > NAME_MAX_BYTES ? utf8_whole(parts[0], NAME_MAX_BYTES) : len;
+        return palev__code_publish(c);
+    }
     symbol_set(&s, parts, count);
-    return symbol_log(&s, kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs(), code, size, kind);
+    return symbol_log(&s, m, c, 0);
 }
 
 PALEV_API int palev_code_load(const void *code, size_t size, const char *name)
 {
+    struct palev__code c = { code, size, PALEV_CODE_JIT, NULL, 0, NULL };
+
     if (!valid_code(code, size) || !name || !*name)
         return -EINVAL;
-    return load_named(code, size, &name, 1, PALEV_CODE_JIT);
+    return load_named(&c, &name, 1);
 }
 
 PALEV_API int palev_code_load_interpreted(const void *start, size_t size, const char *name)
 {
+    struct palev__code c = { start, size, PALEV_CODE_INTERPRETED, NULL, 0, NULL };
+
     if (!valid_code(start, size) || !name || !*name)
         return -EINVAL;
-    return load_named(start, size, &name, 1, PALEV_CODE_INTERPRETED);
+    return load_named(&c, &name, 1);
 }
 
 /* Converted straight into the line: measured first, so the heap is used only for long names. */
 PALEV_API int palev_code_load_utf16(const void *code, size_t size, const char16_t *name,
                                     size_t len)
 {
+    struct palev__code c = { code, size, PALEV_CODE_JIT, NULL, 0, NULL };
     struct symbol s;
     size_t need, room;
 
@@ -267,39 +284,74 @@ PALEV_API int palev_code_load_utf16(const void *code, size_t size, const char16_
     room = symbol_room(&s, need);
     palev__utf16_to_utf8(s.line + PREFIX_MAX, room + 1, name, len);
     s.len = strlen(s.line + PREFIX_MAX);
-    return symbol_log(&s, perf_outputs(), code, size, PALEV_CODE_JIT);
+    return symbol_log(&s, perf_outputs(), &c, 0);
 }
 
 PALEV_API int palev_code_load_stub(const void *code, size_t size, const char *stub_kind,
                                    const char *name)
 {
     const char *parts[] = { "stub<", stub_kind, ">", " ", name };
+    struct palev__code c = { code, size, PALEV_CODE_STUB, NULL, 0, NULL };
 
     if (!valid_code(code, size) || !stub_kind || !*stub_kind)
         return -EINVAL;
-    return load_named(code, size, parts, name && *name ? 5 : 3, PALEV_CODE_STUB);
+    return load_named(&c, parts, name && *name ? 5 : 3);
 }
 
+PALEV_API int palev_code_load_unwind(const void *code, size_t size, const char *name,
+                                     const palev_code_unwind *unwind)
+{
+    struct palev__code c = { code, size, PALEV_CODE_JIT, NULL, 0, NULL };
+    int ret;
+
+    if (!valid_code(code, size) || !name || !*name)
+        return -EINVAL;
+#if !defined(__x86_64__)
+    (void)unwind;
+    return -ENOTSUP;
+#else
+    ret = palev__unwind_rule_new(unwind, &c.rule);
+    return ret ? ret : load_named(&c, &name, 1);
+#endif
+}
+
+/* What the set knows of the range fills what the caller keeps; the set numbers the version,
+ * then the perf outputs get the new bytes. */
+PALEV_API int palev_code_patch(const void *code, size_t size, const char *name)
+{
+    struct palev__code c = { code, size, 0, NULL, 0, NULL };
+    struct symbol s;
+    char *known = NULL;
+    uint64_t known_size = 0;
+    long version;
+    int ret;
+
+    if (!code || size > CODE_MAX_BYTES || (name && !*name))
+        return -EINVAL;
+    ret = palev__code_lookup((uintptr_t)code, &known_size, &c.kind, &known, &c.rule);
+    if (ret)
+        return ret;
+    c.size = size ? size : known_size;
+    name = name ? name : known;
+    symbol_set(&s, &name, 1);
+    sanitize(s.line + PREFIX_MAX, s.len);
+    s.line[PREFIX_MAX + s.len] = '\0';
+    c.name = s.line + PREFIX_MAX;
+    c.len = s.len;
+    version = palev__code_patch(&c);
+    if (version > 0)
+        ret = symbol_log(&s, c.kind == PALEV_CODE_INTERPRETED ? 0 : perf_outputs(), &c, version);
+    else if (s.line != s.stack)
+        free(s.line);
+    free(known);
+    free(c.rule);
+    return version < 0 ? (int)version : ret;
+}
+
+/* Whether PALEV_PERFMAP asks for an output that has not failed, without opening anything. */
 PALEV_API int palev_perfmap_is_enabled(void)
 {
-    return perf_outputs() != 0;
-}
+    int m = __atomic_load_n(&mode, __ATOMIC_ACQUIRE);
 
-/* ---- the older names ------------------------------------------------------------------------ */
-
-PALEV_API int palev_perfmap_log_method(const void *code, size_t size, const char *name)
-{
-    return palev_code_load(code, size, name);
-}
-
-PALEV_API int palev_perfmap_log_method_utf16(const void *code, size_t size, const char16_t *name,
-                                             size_t len)
-{
-    return palev_code_load_utf16(code, size, name, len);
-}
-
-PALEV_API int palev_perfmap_log_stub(const void *code, size_t size, const char *stub_kind,
-                                     const char *name)
-{
-    return palev_code_load_stub(code, size, stub_kind, name);
+    return (m & UNSTARTED ? palev__config()->perfmap : m) != 0;
 }

@@ -212,7 +212,8 @@ size_t vm_stack_walker(void *ctx, struct palev_stack_frame *frames, size_t max)
         const struct frame *f = &t->frames[i - 1];
 
         if (!f->native && f->activation && f->method->code)
-            frames[n++] = (palev_stack_frame){ (uintptr_t)f->method->code, f->activation };
+            frames[n++] = (palev_stack_frame){ .code = (uintptr_t)f->method->code,
+                                                .frame = f->activation };
     }
     return n;
 }

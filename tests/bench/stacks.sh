@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/bench/stacks.sh [BUILD_DIR]: palev-bench-stacks in a real LTTng session: the cost of a
 # Stack event (frame pointers, then libunwind), a rundown of 100 000 code ranges (its duration
-# read from the trace), and the rundown watcher's cost in a host that never records.
+# read from the trace), the rundown watcher's cost in a host that never records, and what
+# registering code costs with nobody recording and in a session.
 # Not a pass/fail test. BUILD_DIR defaults to build-bench at the top of the source tree.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +42,7 @@ echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cp
 echo "row  measured                                        value | baseline                        | ratio | note"
 PALEV_STACK_DEPTH=16 "$bench" walk "$session" || fail "walk (fp)"
 PALEV_STACK_DEPTH=16 PALEV_STACK=unwind "$bench" walk "$session" || fail "walk (unwind)"
+"$bench" code "$session" || fail "code"
 "$bench" rundown "$session" || fail "rundown"
 lttng stop "$session" >/dev/null
 /usr/bin/python3 - "$trace/t" <<'PY'

@@ -6,7 +6,11 @@
  *       names, 16 frames) with no walk: what the walk itself costs (PALEV_STACK=fp or unwind)
  *   S2  the rundown of 100 000 code ranges: how long, and the longest palev_code_load() and
  *       event a host thread saw meanwhile, against the same calls with no rundown running
- *   S3  a host that never records: CPU time of the rundown watcher per second */
+ *   S3  a host that never records: CPU time of the rundown watcher per second
+ *   S4  registering code: palev_code_load() + palev_code_unload() with nobody recording the
+ *       code events and no perf output (target <= 200 ns per call), with an unwind rule, a
+ *       patch, and the same pair while a session records CodeLoad and CodeUnload; against a
+ *       malloc() + free() of the name's size, what keeping a name costs a runtime itself */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -25,6 +29,7 @@
 #define ROUNDS 7
 #define ITERS 20000
 #define RANGES 100000
+#define PAIRS 200000
 
 static const char *session;
 static volatile int sink;
@@ -78,7 +83,7 @@ __attribute__((noinline)) static void deep_frames(int depth, unsigned v)
         deep_frames(depth - 1, v);
     } else {
         FireEventFire(v);
-        FireEventFrames("Palev_StackBench", "Fire", DEPTH, fake);
+        FireEventFrames("Palev_StackBench", "Fire", DEPTH, fake, 0, NULL);
     }
     sink++;
 }
@@ -91,6 +96,30 @@ __attribute__((noinline)) static double time_fire(void (*fn)(int, unsigned))
     for (unsigned i = 0; i < ITERS; i++)
         fn(DEPTH - 2, i); /* with this loop and main: 16 frames */
     return (double)(now_ns() - t0) / ITERS;
+}
+
+/* The same walk while 1000 ranges described by palev_code_load_unwind() are live: each frame's
+ * return address is looked up in their table (none is in them: what every native frame pays). */
+static void row_walk_described(void)
+{
+    static const palev_code_unwind unwind = { .cfa_offset = 32, .saved_fp = 16 };
+    static char ranges[1000 * 256];
+    double plain[ROUNDS], described[ROUNDS], ratio[ROUNDS];
+
+    lttng("enable-event", "Paleventing:Stack");
+    for (int r = 0; r < ROUNDS; r++) {
+        plain[r] = time_fire(deep);
+        for (int i = 0; i < 1000; i++)
+            palev_code_load_unwind(ranges + i * 256, 200, "Bench.described", &unwind);
+        described[r] = time_fire(deep);
+        palev_code_unload_area(ranges, sizeof(ranges));
+        ratio[r] = described[r] / plain[r];
+    }
+    lttng("disable-event", "Paleventing:Stack");
+    printf("S1   same, 1000 JIT ranges with unwind rules live %8.0f ns | none: %.0f ns | %5.2f | "
+           "+%.0f ns per event for 16 lookups (and an RCU read-side section)\n",
+           median(described, ROUNDS), median(plain, ROUNDS), median(ratio, ROUNDS),
+           median(described, ROUNDS) - median(plain, ROUNDS));
 }
 
 static void row_walk(const char *mode)
@@ -118,6 +147,8 @@ static void row_walk(const char *mode)
            "event, no walk %6.0f ns | %5.2f | walk +%.0f ns (target <= 150 ns with fp: %s)\n",
            mode, median(on, ROUNDS), median(same, ROUNDS), median(ratio, ROUNDS), m,
            strcmp(mode, "fp") ? "n/a" : m <= 150 ? "met" : "MISSED");
+    if (strcmp(mode, "fp") == 0)
+        row_walk_described();
 }
 
 /* ---- S2: a rundown of 100 000 ranges --------------------------------------------------------- */
@@ -169,13 +200,14 @@ static void row_rundown(void)
     static char ranges[RANGES * 16];
     struct probe quiet, busy;
     uint64_t t0, loads;
-    char name[64];
 
+    static char names[RANGES][24];
+
+    for (unsigned i = 0; i < RANGES; i++)
+        snprintf(names[i], sizeof(names[i]), "Bench.Method%u", i);
     t0 = now_ns();
-    for (unsigned i = 0; i < RANGES; i++) {
-        snprintf(name, sizeof(name), "Bench.Method%u", i);
-        palev_code_load(ranges + (size_t)i * 16, 16, name);
-    }
+    for (unsigned i = 0; i < RANGES; i++)
+        palev_code_load(ranges + (size_t)i * 16, 16, names[i]);
     loads = now_ns() - t0;
     watch(&quiet, 1500);
     /* The watcher notices within 100 ms, then takes its time: the host thread runs meanwhile. */
@@ -259,18 +291,121 @@ static void row_watcher(void)
            "100 ms at a time %6.1f us/s | %5.2f | 10 wake-ups/s, one load each\n", w, b, w / b);
 }
 
+/* ---- S4: registering code --------------------------------------------------------------------- */
+
+#define NAME "Contoso.Orders.OrderProcessor::ComputeTotal(int32)[Tier1]"
+
+static char bench_code[4096], patched[64];
+
+enum pair_kind { PAIR_PLAIN, PAIR_UNWIND, PAIR_PATCH, PAIR_MALLOC };
+
+static uint64_t cpu_ns(clockid_t clk)
+{
+    struct timespec ts;
+
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU ns per load+unload pair over 64 addresses, as a JIT reuses its code memory: this
+ * thread's (steadier than wall time on a shared machine), and the process's in *process
+ * (the rundown thread's frees of what walks may read included). */
+__attribute__((noinline)) static double time_pairs(enum pair_kind kind, double *process)
+{
+    static const palev_code_unwind unwind = { .cfa_offset = 32, .saved_fp = 16 };
+    uint64_t p0, t0;
+
+    usleep(150000);             /* the rundown thread frees the previous round's garbage */
+    p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+    t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+
+    for (unsigned i = 0; i < PAIRS; i++) {
+        char *c = bench_code + (i % 64) * 64;
+
+        switch (kind) {
+        case PAIR_PLAIN:
+            palev_code_load(c, 64, NAME);
+            palev_code_unload(c);
+            break;
+        case PAIR_UNWIND:
+            palev_code_load_unwind(c, 64, NAME, &unwind);
+            palev_code_unload(c);
+            break;
+        case PAIR_PATCH:
+            if (palev_code_patch(patched, 0, NULL) != 0)
+                abort();
+            break;
+        case PAIR_MALLOC: {
+            char *volatile copy = malloc(sizeof(NAME) + 40);
+
+            memcpy(copy, NAME, sizeof(NAME));
+            free(copy);
+            break;
+        }
+        }
+    }
+    t0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+    usleep(150000);             /* ...and this round's */
+    *process = (double)(cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0) / PAIRS;
+    return (double)t0 / PAIRS;
+}
+
+static double median_pairs(enum pair_kind kind, double *process)
+{
+    double v[ROUNDS], p[ROUNDS];
+
+    time_pairs(kind, process);
+    for (int r = 0; r < ROUNDS; r++)
+        v[r] = time_pairs(kind, &p[r]);
+    *process = median(p, ROUNDS);
+    return median(v, ROUNDS);
+}
+
+static void row_register(void)
+{
+    double plain, unwind, patch, base, traced, p_plain, p_unwind, p_patch, p_base, p_traced;
+
+    palev_code_load(patched, 64, NAME);
+    base = median_pairs(PAIR_MALLOC, &p_base);
+    plain = median_pairs(PAIR_PLAIN, &p_plain);
+    unwind = median_pairs(PAIR_UNWIND, &p_unwind);
+    patch = median_pairs(PAIR_PATCH, &p_patch);
+    lttng("enable-event", "Paleventing:CodeLoad,Paleventing:CodeUnload");
+    usleep(200000);
+    traced = median_pairs(PAIR_PLAIN, &p_traced);
+    lttng("disable-event", "Paleventing:CodeLoad,Paleventing:CodeUnload");
+    printf("S4   load + unload, nobody recording (thread CPU)  %6.0f ns | malloc + free of the "
+           "name: %4.0f ns | %5.2f | %.0f ns per call (target <= 200 ns: %s); process CPU "
+           "%.0f ns\n", plain, base, plain / base, plain / 2, plain / 2 <= 200 ? "met" : "MISSED",
+           p_plain);
+    printf("S4   load_unwind + unload, nobody recording        %6.0f ns | load + unload: %4.0f ns "
+           "| %5.2f | process CPU %.0f ns (the table republished, freed after a grace period)\n",
+           unwind, plain, unwind / plain, p_unwind);
+    printf("S4   palev_code_patch(), nobody recording          %6.0f ns | load + unload: %4.0f ns "
+           "| %5.2f | process CPU %.0f ns\n", patch, plain, patch / plain, p_patch);
+    printf("S4   load + unload, CodeLoad and CodeUnload recorded %4.0f ns | nobody recording: "
+           "%4.0f ns | %5.2f | process CPU %.0f ns (two LTTng events)\n", traced, plain,
+           traced / plain, p_traced);
+    palev_code_unload(patched);
+}
+
 int main(int argc, char **argv)
 {
     static char code[64];
     const char *mode = getenv("PALEV_STACK");
 
-    if (argc != 3 || (strcmp(argv[1], "walk") != 0 && strcmp(argv[1], "rundown") != 0)) {
-        fprintf(stderr, "usage: palev-bench-stacks walk|rundown SESSION\n");
+    if (argc != 3 || (strcmp(argv[1], "walk") != 0 && strcmp(argv[1], "rundown") != 0 &&
+                      strcmp(argv[1], "code") != 0)) {
+        fprintf(stderr, "usage: palev-bench-stacks walk|rundown|code SESSION\n");
         return 2;
     }
     session = argv[2];
     if (strcmp(argv[1], "walk") == 0) {
         row_walk(mode && strcmp(mode, "unwind") == 0 ? "unwind" : "fp");
+        return 0;
+    }
+    if (strcmp(argv[1], "code") == 0) {
+        row_register();
         return 0;
     }
     palev_code_load(code, sizeof(code), "Bench.first"); /* starts the watcher */

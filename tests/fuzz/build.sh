@@ -43,7 +43,7 @@ target_libs() {
 }
 
 all_targets() {
-    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic fuzz_cfi
 }
 
 targets=${*:-$(all_targets)}

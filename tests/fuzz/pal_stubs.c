@@ -4,10 +4,43 @@
  * these answer as in a process that registered no generated provider and is not exiting. */
 #include "internal.h"
 
-int palev__code_publish(const void *code, size_t size, int kind, const char *name, size_t len)
+#include <errno.h>
+#include <stdlib.h>
+
+/* A process with no live code set (PALEV_LTTNG=0, no perf output). */
+int palev__code_publish(struct palev__code *c)
 {
-    (void)code, (void)size, (void)kind, (void)name, (void)len;
+    free(c->rule);
     return 0;
+}
+
+int palev__code_lookup(uintptr_t start, uint64_t *size, int *kind, char **name,
+                       struct palev__unwind_rule **rule)
+{
+    (void)start, (void)size, (void)kind;
+    *name = NULL;
+    *rule = NULL;
+    return -ENOENT;
+}
+
+long palev__code_patch(const struct palev__code *c)
+{
+    (void)c;
+    return -ENOENT;
+}
+
+int palev__code_set_ready(void)
+{
+    return 0;
+}
+
+void palev__rcu_init(void)
+{
+}
+
+void palev__rcu_free(struct palev__deferred *block)
+{
+    free(block);
 }
 
 void palev__stack_after_event(const char *provider, const char *event)

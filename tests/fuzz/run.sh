@@ -31,7 +31,7 @@ done
 [ $# -ge 1 ] || { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 seconds=$1
 shift
-targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic}
+targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic fuzz_cfi}
 mkdir -p "$dir" || exit 1
 dir=$(cd "$dir" && pwd)
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* A minimal JIT for the perf tests: one x86-64 hot loop, logged as "jit_hot_loop", run a while. */
+/* A minimal JIT for the perf tests, run a while:
+ *   jit_host [SECONDS]              one x86-64 hot loop, logged as "jit_hot_loop"
+ *   jit_host SECONDS nofp [bare]    code keeping no frame pointer ("jit_nofp", rbp cleared) calling
+ *                                   jit_spin(), a C loop; logged with its DWARF CFI, or without
+ *                                   any unwind description (bare) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,23 @@ static const unsigned char hot_loop[] = {
     0x72, 0xf7,                 /* jb   1b */
     0xc3,                       /* ret */
 };
+
+/* push rbp; sub rsp, 16; xor ebp, ebp; call *rdi; add rsp, 16; pop rbp; ret */
+static const unsigned char nofp[] = { 0x55, 0x48, 0x83, 0xec, 0x10, 0x31, 0xed, 0xff, 0xd7,
+                                      0x48, 0x83, 0xc4, 0x10, 0x5d, 0xc3 };
+/* Exact at every byte: +1 CFA rsp+16, rbp at CFA-16; +5 CFA rsp+32; +13 CFA rsp+16; +14 CFA
+ * rsp+8, rbp restored. */
+static const unsigned char nofp_cfi[] = { 0x41, 0x0e, 0x10, 0x86, 0x02, 0x44, 0x0e, 0x20,
+                                          0x48, 0x0e, 0x10, 0x41, 0x0e, 0x08, 0xc6 };
+
+static volatile uint64_t spun;
+
+__attribute__((noinline)) void jit_spin(void);
+__attribute__((noinline)) void jit_spin(void)
+{
+    for (unsigned i = 0; i < 100000; i++)
+        spun++;
+}
 
 static double now(void)
 {
@@ -46,18 +67,48 @@ static void *emit(const void *code, size_t size)
     return mem;
 }
 
-int main(int argc, char **argv)
+/* The JIT code calls jit_spin() until `seconds` passed: nearly every sample is in jit_spin(),
+ * below the JIT frame. */
+__attribute__((noinline)) static int run_nofp(double seconds, int bare)
 {
-    double seconds = argc > 1 ? atof(argv[1]) : 1.5, end;
-    void *mem = emit(hot_loop, sizeof(hot_loop));
-    uint64_t (*fn)(uint64_t), calls = 0, sum = 0;
+    static const palev_code_unwind unwind = { .cfi = nofp_cfi, .cfi_size = sizeof(nofp_cfi) };
+    void *mem = emit(nofp, sizeof(nofp));
+    void (*fn)(void (*)(void));
+    uint64_t calls = 0;
+    double end;
     int ret;
 
     if (!mem) {
         perror("jit_host: mmap/mprotect");
         return 1;
     }
-    ret = palev_perfmap_log_method(mem, sizeof(hot_loop), "jit_hot_loop");
+    ret = bare ? palev_code_load(mem, sizeof(nofp), "jit_nofp")
+               : palev_code_load_unwind(mem, sizeof(nofp), "jit_nofp", &unwind);
+    memcpy(&fn, &mem, sizeof(fn));
+    for (end = now() + seconds; now() < end; calls++)
+        fn(jit_spin);
+    printf("pid=%d\nlog=%d\nenabled=%d\ncalls=%llu\n", (int)getpid(), ret,
+           palev_perfmap_is_enabled(), (unsigned long long)calls);
+    return ret != 0;
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 1.5, end;
+    void *mem;
+    uint64_t (*fn)(uint64_t), calls = 0, sum = 0;
+    int ret;
+
+    if (argc > 2 && strcmp(argv[2], "nofp") == 0) {
+        ret = run_nofp(seconds, argc > 3 && strcmp(argv[3], "bare") == 0);
+        spun++;         /* no tail call: main stays on the stack */
+        return ret;
+    }
+    if (!(mem = emit(hot_loop, sizeof(hot_loop)))) {
+        perror("jit_host: mmap/mprotect");
+        return 1;
+    }
+    ret = palev_code_load(mem, sizeof(hot_loop), "jit_hot_loop");
     memcpy(&fn, &mem, sizeof(fn));
     for (end = now() + seconds; now() < end; calls++)
         sum += fn(CALL_ITERATIONS);

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# End to end with real perf: JIT code logged through palev_perfmap_log_method() is named in
+# End to end with real perf: JIT code logged through palev_code_load() is named in
 # perf report, from the perf map (PALEV_PERFMAP=1) and from the jitdump after perf inject --jit
-# (PALEV_PERFMAP=2); without PALEV_PERFMAP it stays a bare address.
+# (PALEV_PERFMAP=2); without PALEV_PERFMAP it stays a bare address. JIT code keeping no frame
+# pointer, logged with its CFI (palev_code_load_unwind()), is unwound through by
+# perf record --call-graph dwarf + perf inject --jit: main is below it; logged without, not.
 # usage: perf_jit.sh JIT_HOST WORKDIR     exits 77 (skipped) where perf is missing or not permitted
 set -u
 host=$1 work=$2
@@ -28,12 +30,14 @@ export PERF_BUILDID_DIR=$work/buildid
 perf record -q -k 1 -e cpu-clock -o "$work/probe.data" -- true >"$work/probe.log" 2>&1 ||
     skip "perf record is not permitted here (perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): $(head -2 "$work/probe.log")"
 
-# run NAME [PALEV_PERFMAP]: the host under perf record; sets pid
+# run NAME [PALEV_PERFMAP [CALL_GRAPH [HOST_ARGS...]]]: the host under perf record; sets pid
 run() {
-    local name=$1 mode=${2:-}
+    local name=$1 mode=${2:-} graph=${3:-fp}
+    shift $(($# < 3 ? $# : 3))
     env -u PALEV_PERFMAP ${mode:+PALEV_PERFMAP=$mode} PALEV_PERFMAP_DIR="$work" \
-        perf record -q -k 1 -e cpu-clock -g -o "$work/$name.data" -- "$host" 1.5 \
-        >"$work/$name.out" 2>"$work/$name.err" || fail "$name: perf record failed: $(cat "$work/$name.err")"
+        perf record -q -k 1 -e cpu-clock --call-graph "$graph" -o "$work/$name.data" -- \
+        "$host" 1.5 "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+        fail "$name: perf record failed: $(cat "$work/$name.err")"
     pid=$(sed -n 's/^pid=//p' "$work/$name.out")
     [ -n "$pid" ] || fail "$name: the host printed no pid"
     pids="$pids $pid"
@@ -97,4 +101,32 @@ if perf script -l 2>/dev/null | grep -qw stackcollapse; then
 else
     echo "note: perf has no stackcollapse script (no Python support): folded stacks not checked"
 fi
+# 5. JIT code without frame pointer, under --call-graph dwarf (perf copies the user stack and
+# unwinds it with DWARF CFI): the jitdump's unwinding-info record lets perf step over the JIT
+# frame to main. stacks DATA: perf script's call chains "leaf;...;root", one per sample.
+stacks() {
+    perf script -i "$1" -F ip,sym 2>/dev/null | awk '
+        NF == 0 { if (s != "") print s; s = ""; next }
+        { $1 = ""; sub(/^ /, ""); s = s == "" ? $0 : s ";" $0 }
+        END { if (s != "") print s }'
+}
+# through DATA: of the samples in jit_spin below jit_nofp, the share whose chain reaches main
+through() {
+    stacks "$1" | awk '/^jit_spin;jit_nofp/ { n++; if (/;run_nofp;main(;|$)/) m++ }
+        END { printf "%d %d\n", m, n }'
+}
+for desc in cfi bare; do
+    run "nofp-$desc" 2 dwarf nofp $([ $desc = bare ] && echo bare)
+    perf inject --jit -i "$work/nofp-$desc.data" -o "$work/nofp-$desc.jit.data" 2>"$work/inject.err" ||
+        fail "perf inject --jit (nofp $desc) failed: $(cat "$work/inject.err")"
+    read -r m n <<<"$(through "$work/nofp-$desc.jit.data")"
+    [ "$n" -gt 100 ] || fail "nofp $desc: only $n samples in jit_spin below jit_nofp: $(stacks "$work/nofp-$desc.jit.data" | sort | uniq -c | sort -rn | head -3)"
+    echo "no frame pointer, $desc: $m of $n samples in jit_spin;jit_nofp reach main"
+    if [ $desc = cfi ]; then
+        [ $((m * 100)) -ge $((n * 95)) ] ||
+            fail "nofp cfi: $m of $n chains through jit_nofp reach main; top: $(stacks "$work/nofp-cfi.jit.data" | sort | uniq -c | sort -rn | head -2)"
+    else
+        [ "$m" = 0 ] || fail "nofp bare: $m chains reach main without unwind info?"
+    fi
+done
 echo "PASS"

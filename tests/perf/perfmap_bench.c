@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Cost of palev_perfmap_log_method() under the PALEV_PERFMAP in the environment, in ns per call. */
+/* Cost of palev_code_load() under the PALEV_PERFMAP in the environment, in ns per call. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -66,13 +66,13 @@ int main(int argc, char **argv)
     int on = palev_perfmap_is_enabled();
     long n = argc > 1 ? atol(argv[1]) : on ? 100000 : 100000000;
     const char *mode = getenv("PALEV_PERFMAP");
-    double ns = median_ns(palev_perfmap_log_method, code, n);
+    double ns = median_ns(palev_code_load, code, n);
 
     if (ns < 0) {
-        fprintf(stderr, "palev_perfmap_log_method failed\n");
+        fprintf(stderr, "palev_code_load failed\n");
         return 1;
     }
-    printf("PALEV_PERFMAP=%s: %.1f ns per palev_perfmap_log_method (median of %d rounds of %ld, "
+    printf("PALEV_PERFMAP=%s: %.1f ns per palev_code_load (median of %d rounds of %ld, "
            "%d code bytes, %zu-byte name)", mode ? mode : "(unset)", ns, ROUNDS, n, CODE_SIZE,
            sizeof(NAME) - 1);
     if (!on)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The stack tests' oracle, independent of palev-trace: reads a trace with bt2 and names every frame
 # of every Paleventing:Stack event of one process, from CodeLoad/CodeRundown/CodeUnload (by time),
-# and from the statedump's bin_info (and lttng_ust_dl:dlopen) plus `nm` of each binary.
+# and from the statedump's bin_info (and lttng_ust_dl:dlopen) plus `nm` of each binary; a frame
+# the Stack event gives a line (its `lines`) reads "name:line".
 # Prints one line per Stack event: "provider:event: innermost < ... < outermost".
 # usage: stacks_oracle.py TRACE VPID
 import bisect
@@ -65,7 +66,8 @@ def main():
                     c[5] = ns
         elif ev.name == "Paleventing:Stack":
             frames = [int(f) for f in ev.payload_field["frames"]]
-            stacks.append((ns, field(ev, "provider"), field(ev, "event"), frames))
+            lines = [int(n) for n in ev.payload_field["lines"]]
+            stacks.append((ns, field(ev, "provider"), field(ev, "event"), frames, lines))
     syms = {}
 
     def code_name(addr, ns, interpreted):
@@ -85,9 +87,12 @@ def main():
                 return syms[path].name(addr - baddr if pic else addr)
         return None
 
-    for ns, provider, event, frames in stacks:
+    for ns, provider, event, frames, lines in stacks:
         names = [code_name(a, ns, True) or code_name(a - 1, ns, False) or native_name(a - 1)
                  or "0x%x" % a for a in frames]
+        for i, line in enumerate(lines):
+            if line:
+                names[i] += ":%d" % line
         print("%s:%s: %s" % (provider, event, " < ".join(names)))
 
 
