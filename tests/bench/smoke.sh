@@ -5,7 +5,7 @@
 #   bench   palev-bench --quick: the table with rows 1, 10 and 6; the disabled calls and
 #           palev_event_lookup() allocate nothing (0 in the alloc column, row 6 "0: met"); the
 #           count of events fired; bad options exit 2 with the usage
-#   stacks  palev-bench-stacks walk: the two S1 rows, for PALEV_STACK=fp and unwind
+#   stacks  palev-bench-stacks walk: the S1 rows (three for PALEV_STACK=fp, two for unwind)
 #   define  palev-bench-define: 3 providers x 4 events defined in each mode (the program looks
 #           every one up afterwards), the seconds as one number; a bad mode exits 2
 # usage: smoke.sh bench|stacks|define PROGRAM WORKDIR
@@ -48,16 +48,20 @@ stacks)
         out=$work/walk-$stack.txt
         PALEV_STACK=$stack "$prog" walk palev-no-such-session > "$out" 2> "$work/walk.err" ||
             { cat "$work/walk.err"; fail "PALEV_STACK=$stack palev-bench-stacks walk exited $?"; }
-        [ "$(wc -l < "$out")" = 2 ] || { cat "$out"; fail "$stack: not 2 lines"; }
+        rows=$([ $stack = fp ] && echo 3 || echo 2)     # the JIT-ranges row is fp's
+        [ "$(wc -l < "$out")" = $rows ] || { cat "$out"; fail "$stack: not $rows lines"; }
         label=$(printf '%-6s' $stack)
         expect "$out" "^S1 +event 16 frames deep \+ Stack \($label\) +$num ns \| event alone $num ns: \+-?$num ns/event$" \
             "$stack: no first S1 row"
         target=$([ $stack = fp ] && echo '(met|MISSED)' || echo 'n/a')
         expect "$out" "^S1 +event 16 frames deep \+ Stack \($label\) +$num ns \| event \+ Stack-shaped event, no walk +$num ns \| +-?$num \| walk \+-?$num ns \(target <= 150 ns with fp: $target\)$" \
             "$stack: no second S1 row"
+        [ $stack = fp ] || continue
+        expect "$out" "^S1 +same, 1000 JIT ranges with unwind rules live +$num ns \| none: $num ns \| +$num \| \+-?$num ns per event for 16 lookups" \
+            "$stack: no third S1 row (JIT ranges with unwind rules)"
     done
     usage_error walk
-    echo "palev-bench-stacks walk: both S1 rows, fp and unwind"
+    echo "palev-bench-stacks walk: the S1 rows, fp and unwind"
     ;;
 define)
     for how in one provider all; do
