@@ -460,12 +460,15 @@ noperf)
         echo "not root: the refusal as nobody not tried"
         exit 0
     fi
-    mkdir -p nobody/home && chmod -R 777 nobody || palev_fail "cannot make nobody/"
-    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$work/nobody/home" "$@"; }
+    # nobody's HOME holds the session daemon's sockets, whose paths must stay under 108 bytes
+    # (sockaddr_un): a short directory of its own, not one below a checkout of any depth.
+    nobody_home=$(mktemp -d /tmp/palev-nobody.XXXXXX) && chmod 777 "$nobody_home" &&
+        mkdir -p nobody && chmod 777 nobody || palev_fail "cannot make nobody's directories"
+    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$nobody_home" "$@"; }
     as_nobody lttng-sessiond --daemonize --no-kernel || palev_fail "cannot start a session daemon as nobody"
-    nobody_sessiond=$(cat nobody/home/.lttng/lttng-sessiond.pid)
+    nobody_sessiond=$(cat "$nobody_home/.lttng/lttng-sessiond.pid")
     . "$here/sessiond_lib.sh"
-    trap 'kill $nobody_sessiond 2> /dev/null; palev_wait_gone $nobody_sessiond 50; palev_cleanup_sessions' EXIT
+    trap 'kill $nobody_sessiond 2> /dev/null; palev_wait_gone $nobody_sessiond 50; rm -rf "$nobody_home"; palev_cleanup_sessions' EXIT
     level=$(cat /proc/sys/kernel/perf_event_paranoid)
     readable=""
     as_nobody test -r /sys/kernel/tracing/events/sched/sched_switch/id ||
