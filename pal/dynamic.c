@@ -28,12 +28,17 @@ struct probe_rec {
     struct palev__probe p;      /* last: its events and call sites follow it */
 };
 
+/* Two locks. define_lock serialises define and undefine calls, LTTng-UST calls included (an
+ * undefine waits for a grace period); lock guards the table and the lists, and is never held
+ * while calling into LTTng-UST, so a fork handler that cannot wait for LTTng-UST's locks can
+ * still take it (fork.c). Order: define_lock, lock, then the providers' registry. */
 static struct {
+    pthread_mutex_t define_lock;
     pthread_mutex_t lock;
     struct table *table;        /* RCU-published (registry below) */
-    int ust_state;              /* 0 not looked up yet, 1 found, -1 absent */
+    int ust_state;              /* 0 not looked up yet, 1 found, -1 absent (define_lock) */
     struct probe_rec *live, *gone;
-} reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
+} reg = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
 
 /* The handle a failed definition gives: never enabled, no field. */
 static struct palev_event event_off;
@@ -220,7 +225,7 @@ static void *sym(void *lib, const char *name, int *missing)
     return p;
 }
 
-/* Once, under the lock: liblttng-ust is in the process only if a probe provider brought it
+/* Once, under the define lock: liblttng-ust is in the process only if a probe provider brought it
  * (libPaleventing-lttng.so, loaded at start unless PALEV_LTTNG=0). */
 static int ust_ready(void)
 {
@@ -244,11 +249,11 @@ static int ust_ready(void)
     return !missing;
 }
 
-/* Probe first, then the call sites: once both are in, LTTng-UST syncs the sessions' enablers
- * and a session already recording a matching wildcard connects the probe at once. While a
- * session is active, each lttng_ust_probe_register() walks every event of every probe of the
- * process (and each new event costs a round trip with the session daemon): one call per
- * provider and define call, not per event. */
+/* Under the define lock. Probe first, then the call sites: once both are in, LTTng-UST syncs
+ * the sessions' enablers and a session already recording a matching wildcard connects the probe
+ * at once. While a session is active, each lttng_ust_probe_register() walks every event of
+ * every probe of the process (and each new event costs a round trip with the session daemon):
+ * one call per provider and define call, not per event. */
 static void ust_register(struct palev__probe *p)
 {
     if (!ust_ready())
@@ -293,13 +298,14 @@ static int by_names(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* A define call: its definitions that passed palev__dyn_check() (sorted), and every definition's
- * result. */
+/* A define call: its definitions that passed palev__dyn_check() (sorted), every definition's
+ * result, and the probes of its new events until they are published. */
 struct batch {
     palev_event **events;
     int *res;
     struct item *items;
     size_t n;
+    struct probe_rec *pending;
 };
 
 static void fail_items(struct batch *b, size_t from, size_t to, int err)
@@ -362,8 +368,9 @@ static int define_one(const palev_event_def *d, struct palev__probe *p,
     return 0;
 }
 
-/* Under the lock: items [from, to), all of one provider. Existing events are handed out, new
- * ones registered with LTTng as one probe, then published for lookup. */
+/* Under both locks: items [from, to), all of one provider. Existing events are handed out, new
+ * ones built as one probe, put on the batch's pending list for define_all() to register with
+ * LTTng-UST and then publish. */
 static void define_provider(struct batch *b, size_t from, size_t to)
 {
     const char *provider = b->items[from].def->provider;
@@ -388,11 +395,23 @@ static void define_provider(struct batch *b, size_t from, size_t to)
         free(p ? rec_of(p) : NULL);
         return;
     }
-    ust_register(p);
-    for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_put(reg.table, event_at(p, i));
-    rec_of(p)->next = reg.live;
-    reg.live = rec_of(p);
+    rec_of(p)->next = b->pending;
+    b->pending = rec_of(p);
+}
+
+/* Under both locks: the pending probes' events published for lookup (registered with LTTng-UST
+ * first, so a handle found by name is already connected to the sessions), their probes live. */
+static void publish(struct batch *b)
+{
+    struct probe_rec *r, *next;
+
+    for (r = b->pending; r; r = next) {
+        next = r->next;
+        for (unsigned i = 0; i < r->p.desc.nr_events; i++)
+            table_put(reg.table, event_at(&r->p, i));
+        r->next = reg.live;
+        reg.live = r;
+    }
 }
 
 static void define_locked(struct batch *b)
@@ -412,10 +431,13 @@ static void define_locked(struct batch *b)
     }
 }
 
-/* Every definition checked alone, the valid ones sorted and defined under the lock. */
+/* Every definition checked alone, the valid ones sorted and defined under the locks; the new
+ * probes registered with LTTng-UST under the define lock alone (the table has room for them,
+ * and no other call can change it before they are published). */
 static void define_all(const palev_event_def *defs, size_t count, struct batch *b)
 {
     b->n = 0;
+    b->pending = NULL;
     for (size_t i = 0; i < count; i++) {
         b->events[i] = &event_off;
         if ((b->res[i] = palev__dyn_check(&defs[i])) == 0)
@@ -424,9 +446,17 @@ static void define_all(const palev_event_def *defs, size_t count, struct batch *
     if (!b->n)
         return;
     qsort(b->items, b->n, sizeof(b->items[0]), by_names);
+    palev__fork_init();
+    pthread_mutex_lock(&reg.define_lock);
     pthread_mutex_lock(&reg.lock);
     define_locked(b);
     pthread_mutex_unlock(&reg.lock);
+    for (struct probe_rec *r = b->pending; r; r = r->next)
+        ust_register(&r->p);
+    pthread_mutex_lock(&reg.lock);
+    publish(b);
+    pthread_mutex_unlock(&reg.lock);
+    pthread_mutex_unlock(&reg.define_lock);
     for (size_t i = 0; i < count; i++)
         if (b->res[i])
             b->events[i] = &event_off;
@@ -440,7 +470,7 @@ PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
 {
     struct item stack_items[STACK_DEFS];
     int stack_res[STACK_DEFS];
-    struct batch b = { events, stack_res, stack_items, 0 };
+    struct batch b = { events, stack_res, stack_items, 0, NULL };
     void *heap = NULL;
     int ret = 0;
 
@@ -481,14 +511,12 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
 
 /* ---- undefine ------------------------------------------------------------------------- */
 
-/* Under the lock: one probe's events out of the registry and out of LTTng. The call sites go
- * first (LTTng-UST sets their state to 0 and their probe lists to NULL), then the probe:
+/* Under the define lock: one probe's events out of LTTng. The call sites go first (LTTng-UST
+ * sets their state to 0 and their probe lists to NULL), then the probe:
  * lttng_ust_probe_unregister() waits for a grace period of the tracepoint RCU that the write
  * path reads under, so no probe of these events runs once it returns. Their memory is kept. */
-static void undefine_probe(struct palev__probe *p)
+static void unregister_probe(struct palev__probe *p)
 {
-    for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_remove(reg.table, event_at(p, i));
     if (p->reg) {
         ust_gone.module_unregister(p->tps);
         ust_gone.probe_unregister(p->reg);
@@ -500,7 +528,8 @@ static void undefine_probe(struct palev__probe *p)
     }
 }
 
-/* Under the lock: every live probe of `provider` undefined and moved to the gone list. */
+/* Under both locks: every live probe of `provider` out of the lookup table and moved to the
+ * gone list (first on it, for palev_event_undefine_provider() to unregister). */
 static int undefine_locked(const char *provider)
 {
     struct probe_rec **at = &reg.live, *r;
@@ -513,7 +542,8 @@ static int undefine_locked(const char *provider)
             at = &r->next;
             continue;
         }
-        undefine_probe(&r->p);
+        for (unsigned i = 0; i < r->p.desc.nr_events; i++)
+            table_remove(reg.table, event_at(&r->p, i));
         *at = r->next;
         r->next = reg.gone;
         reg.gone = r;
@@ -524,14 +554,49 @@ static int undefine_locked(const char *provider)
 
 PALEV_API int palev_event_undefine_provider(const char *provider)
 {
+    struct probe_rec *old;
     int ret = palev__dyn_check_provider(provider);
 
     if (ret == 0)
         ret = check_provider(provider);
     if (ret)
         return ret;
+    pthread_mutex_lock(&reg.define_lock);
+    old = reg.gone;
     pthread_mutex_lock(&reg.lock);
     ret = undefine_locked(provider);
     pthread_mutex_unlock(&reg.lock);
+    for (struct probe_rec *r = reg.gone; r != old; r = r->next)
+        unregister_probe(&r->p);
+    pthread_mutex_unlock(&reg.define_lock);
     return ret;
+}
+
+/* ---- fork (fork.c) -------------------------------------------------------------------- */
+
+/* The define lock only when the handler may wait for LTTng-UST: its holder may be inside it. */
+void palev__dyn_fork_prepare(int ours)
+{
+    if (ours)
+        pthread_mutex_lock(&reg.define_lock);
+    pthread_mutex_lock(&reg.lock);
+}
+
+void palev__dyn_fork_parent(int ours)
+{
+    pthread_mutex_unlock(&reg.lock);
+    if (ours)
+        pthread_mutex_unlock(&reg.define_lock);
+}
+
+/* Not ours: another thread may have held the define lock in the middle of an LTTng-UST call.
+ * The registry is whole (its lock was taken); only that call's registration, half made or
+ * half undone in LTTng-UST, stays as it was in the child. */
+void palev__dyn_fork_child(int ours)
+{
+    pthread_mutex_unlock(&reg.lock);
+    if (ours)
+        pthread_mutex_unlock(&reg.define_lock);
+    else
+        pthread_mutex_init(&reg.define_lock, NULL);
 }

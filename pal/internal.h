@@ -220,8 +220,37 @@ void palev__registry_finish(void);
 /* perfmap.c, at unload (lifecycle.c): end the jitdump with CODE_CLOSE if one is open. */
 void palev__perfmap_stop(void);
 
-/* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
- * the tracepoints usable while the process exits. */
+/* ust.c: once liblttng-ust is loaded, reach its fork hooks (fork.c calls them) and keep the
+ * tracepoints usable while the process exits. */
 void palev__ust_loaded(void);
+/* lttng_ust_before_fork() when liblttng-ust is loaded and its hooks are ours to call: 1 when it
+ * was called (then one of the two others must follow in the same thread), else 0. */
+int palev__ust_before_fork(void);
+void palev__ust_after_fork_parent(void);
+void palev__ust_after_fork_child(void);
+
+/* ---- fork.c: every lock of the library across fork() ------------------------------------- */
+
+/* Register the fork handler (once; every entry point that may take a lock calls it first). */
+void palev__fork_init(void);
+/* 1 when the library calls liblttng-ust's fork hooks itself (not PALEV_FORK_HOOKS=0, no
+ * liblttng-ust-fork.so preloaded): its handler may then wait for what needs LTTng-UST's locks. */
+int palev__fork_hooks_ours(void);
+
+/* Each module's part of the handler. `ours`: palev__fork_hooks_ours(). provider.c: wait until no
+ * other thread loads a probe provider (registry lock not kept); take the registry lock, or,
+ * `ours`, return -EAGAIN with nothing held when a load began meanwhile. */
+void palev__registry_fork_wait(void);
+int palev__registry_fork_prepare(int ours);
+void palev__registry_fork_parent(void);
+void palev__registry_fork_child(int ours);
+/* dynamic.c: the define lock (only when `ours`), then the registry lock. */
+void palev__dyn_fork_prepare(int ours);
+void palev__dyn_fork_parent(int ours);
+void palev__dyn_fork_child(int ours);
+/* verdict.c: the cache's lock. */
+void palev__verdict_fork_prepare(void);
+void palev__verdict_fork_parent(void);
+void palev__verdict_fork_child(void);
 
 #endif /* PALEV_INTERNAL_H */

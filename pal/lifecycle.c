@@ -51,6 +51,7 @@ PALEV_API void palev_fini(void)
 
 __attribute__((constructor)) static void palev_constructor(void)
 {
+    palev__fork_init();
     (void)palev_init();
 }
 

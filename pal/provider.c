@@ -25,7 +25,7 @@ struct entry {
     struct entry *next;
     int status;             /* LOADING, 0 or a negative errno */
     pthread_t loader;       /* the thread loading it, while LOADING */
-    char *reason;           /* "from PATH", or why not and where it looked; NULL if no memory */
+    const char *reason;     /* "from PATH", or why not and where it looked; NULL if no memory */
     int reported;           /* recorded as Paleventing:ProviderStatus */
     char name[];
 };
@@ -40,6 +40,7 @@ static struct {
 
 /* The library's own provider: once it is loaded, ProviderStatus events can be recorded. */
 #define OWN_PROVIDER "Paleventing"
+
 /* The places tried for one provider and why each failed, for one debug line and one event. */
 #define TRIED_MAX 2048
 struct tried {
@@ -381,7 +382,8 @@ static char *status_reason(int ret, const char *name, const char *path, const st
 }
 
 /* One debug line per provider: the outcome and every place tried. */
-static int load(const struct palev__config *cfg, const palev_provider *provider, char **reason)
+static int load(const struct palev__config *cfg, const palev_provider *provider,
+                const char **reason)
 {
     const char *name = provider->name;
     char path[PATH_MAX];
@@ -462,29 +464,94 @@ static int claim(const char *name, struct entry **out)
     return ret;
 }
 
-/* Under the registry lock: once the library's own provider is loaded, record the outcome of
- * every provider not recorded yet (whichever was registered first), each once per process. */
-static void record_statuses(void)
+/* Under the registry lock: an outcome to record as ProviderStatus, marked recorded, or NULL.
+ * Only once the library's own provider is loaded (whichever provider was registered first). */
+static struct entry *next_status(void)
 {
     struct entry *own = find(OWN_PROVIDER);
 
     if (!own || own->status != 0)
-        return;
+        return NULL;
     for (struct entry *e = registry.entries; e; e = e->next)
         if (e->status != LOADING && !e->reported) {
-            FireEventProviderStatus(e->name, e->status == 0,
-                                    e->reason ? e->reason : "out of memory");
             e->reported = 1;
+            return e;
         }
+    return NULL;
 }
 
-static void publish(struct entry *e, int status, char *reason)
+/* Each outcome once per process. Fired outside the lock: an event may take liblttng-ust's
+ * locks, which the fork handler may hold while it waits for this one (fork.c). */
+static void record_statuses(void)
+{
+    struct entry *e;
+
+    for (;;) {
+        pthread_mutex_lock(&registry.lock);
+        e = next_status();
+        pthread_mutex_unlock(&registry.lock);
+        if (!e)
+            return;
+        FireEventProviderStatus(e->name, e->status == 0, e->reason ? e->reason : "out of memory");
+    }
+}
+
+static void publish(struct entry *e, int status, const char *reason)
 {
     pthread_mutex_lock(&registry.lock);
     e->status = status;
     e->reason = reason;
-    record_statuses();
     pthread_cond_broadcast(&registry.loaded);
+    pthread_mutex_unlock(&registry.lock);
+    record_statuses();
+}
+
+/* ---- fork ------------------------------------------------------------------------------- */
+
+/* Under the registry lock: is a provider being loaded by another thread? */
+static int foreign_load(void)
+{
+    for (struct entry *e = registry.entries; e; e = e->next)
+        if (e->status == LOADING && !pthread_equal(e->loader, pthread_self()))
+            return 1;
+    return 0;
+}
+
+/* A child must not inherit a load another thread was making: it would never finish there. A
+ * fork from a constructor of the provider being loaded (the loading thread itself) goes on. */
+void palev__registry_fork_wait(void)
+{
+    pthread_mutex_lock(&registry.lock);
+    while (foreign_load())
+        pthread_cond_wait(&registry.loaded, &registry.lock);
+    pthread_mutex_unlock(&registry.lock);
+}
+
+int palev__registry_fork_prepare(int ours)
+{
+    pthread_mutex_lock(&registry.lock);
+    if (ours && foreign_load()) {
+        pthread_mutex_unlock(&registry.lock);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+void palev__registry_fork_parent(void)
+{
+    pthread_mutex_unlock(&registry.lock);
+}
+
+/* Only when the fork hooks are not ours can a load of another thread be under way here: it
+ * failed, for this process. The threads that waited on the condition are gone with it. */
+void palev__registry_fork_child(int ours)
+{
+    for (struct entry *e = registry.entries; !ours && e; e = e->next)
+        if (e->status == LOADING && !pthread_equal(e->loader, pthread_self())) {
+            e->status = -ENOENT;
+            e->reason = "the process forked while another thread loaded it";
+        }
+    pthread_cond_init(&registry.loaded, NULL);
     pthread_mutex_unlock(&registry.lock);
 }
 
@@ -494,11 +561,12 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
 {
     const struct palev__config *cfg;
     struct entry *e = NULL;
-    char *reason;
+    const char *reason;
     int ret = validate(provider);
 
     if (ret)
         return ret;
+    palev__fork_init();
     cfg = palev__config();
     if (!cfg->lttng) {
         palev__debug("provider not loaded: name=\"%s\", reason=\"PALEV_LTTNG=0\"",

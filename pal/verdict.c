@@ -91,6 +91,7 @@ static int insert(const char *source, const char *name, size_t at)
     int pass = scan(source, name);
     palev_eventsource_verdict_ *s;
 
+    palev__fork_init();
     pthread_mutex_lock(&cache.lock);
     if (cache.fill < MAX_FILL && (s = free_slot(source, name, at))) {
         s->name = name;
@@ -121,4 +122,21 @@ int palev__filters_pass(const char *source, const char *name)
     if (CMM_LOAD_SHARED(cache.fill) >= MAX_FILL)
         return scan(source, name);
     return insert(source, name, at);
+}
+
+/* ---- fork (fork.c) -------------------------------------------------------------------- */
+
+void palev__verdict_fork_prepare(void)
+{
+    pthread_mutex_lock(&cache.lock);
+}
+
+void palev__verdict_fork_parent(void)
+{
+    pthread_mutex_unlock(&cache.lock);
+}
+
+void palev__verdict_fork_child(void)
+{
+    pthread_mutex_unlock(&cache.lock);
 }

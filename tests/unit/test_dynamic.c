@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of dynamic event definitions and lookup (dynamic.c) without LTTng: the registry
  * growing past its first sizes, out of memory, the never-enabled handle of a failed define,
- * palev_event_define_many()'s per-definition results.
+ * palev_event_define_many()'s per-definition results, fork() while threads define.
  * (Names owned by generated providers: tests/e2e/dyn_host.c, where providers load.) */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -279,6 +285,78 @@ static void test_undefine_cycles(void **state)
     }
 }
 
+static atomic_int fork_stop;
+
+
+static void *define_undefine(void *arg)
+{
+    const char *prov = arg;
+    const palev_event_def defs[3] = { { prov, "A", 4, 0, two, 2 }, { prov, "B", 4, 0, two, 2 },
+                                      { prov, "C", 4, 0, two, 1 } };
+    palev_event *ev[3];
+
+    while (!atomic_load(&fork_stop)) {
+        if (palev_event_define_many(defs, 3, ev, NULL) != 0 ||
+            palev_event_undefine_provider(prov) != 0)
+            return arg;
+    }
+    return NULL;
+}
+
+/* A child of fork() while 2 threads define and undefine in a loop defines, looks up and
+ * undefines at once; one that has not exited 5 s later is killed: hung (the test never hangs). */
+static int forked_child_ok(void)
+{
+    struct timespec t0, t;
+    pid_t pid = fork();
+    int status = 0;
+    pid_t got;
+
+    if (pid == 0) {
+        palev_event *ev;
+
+        alarm(10);
+        _exit(palev_event_define("Unit_ForkChild", "E", 4, 0, two, 2, &ev) != 0 ||
+              palev_event_lookup("Unit_ForkChild", "E") != ev ||
+              PALEV_EVENT_WRITE(ev, 1, "x") != 0 ||
+              palev_event_undefine_provider("Unit_ForkChild") != 0);
+    }
+    assert_true(pid > 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        usleep(500);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((got = waitpid(pid, &status, WNOHANG)) == 0 && t.tv_sec - t0.tv_sec < 5);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        print_error("child %d hung\n", (int)pid);
+        return 0;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_fork_while_defining(void **state)
+{
+    static char busy[2][16] = { "Unit_ForkBusy0", "Unit_ForkBusy1" };
+    pthread_t th[2];
+    void *ret[2];
+    int ok = 1;
+
+    (void)state;
+    atomic_store(&fork_stop, 0);
+    pthread_create(&th[0], NULL, define_undefine, busy[0]);
+    pthread_create(&th[1], NULL, define_undefine, busy[1]);
+    for (int i = 0; i < 30 && ok; i++)
+        ok = forked_child_ok();
+    atomic_store(&fork_stop, 1);
+    pthread_join(th[0], &ret[0]);
+    pthread_join(th[1], &ret[1]);
+    assert_true(ok);
+    assert_null(ret[0]);
+    assert_null(ret[1]);
+}
+
 /* After palev_fini(): -ECANCELED, an existing definition still found. Runs last. */
 static void test_after_fini(void **state)
 {
@@ -314,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_undefine),
         cmocka_unit_test(test_undefine_errors),
         cmocka_unit_test(test_undefine_cycles),
+        cmocka_unit_test(test_fork_while_defining),
         cmocka_unit_test(test_after_fini),
     };
 
