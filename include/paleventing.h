@@ -266,7 +266,7 @@ enum palev_type {
 #define PALEV_FIELD_MAX_NAME 200        /* strlen(field name): -ENAMETOOLONG */
 
 typedef struct palev_field {
-    const char *name;       /* [A-Za-z_][A-Za-z0-9_]*, unique in the event */
+    const char *name;       /* [A-Za-z_][A-Za-z0-9_]*, unique in the event (see below) */
     uint8_t type;           /* enum palev_type */
     uint8_t flags;          /* PALEV_FIELD_* */
 } palev_field;
@@ -303,14 +303,20 @@ typedef struct palev_event palev_event;
 /* Define the event <provider>:<name> with an ETW level (mapped to the LTTng log level as for
  * generated events: 0 EMERG, 1 CRIT, 2 ERR, 3 WARNING, 4 INFO, 5 and above DEBUG) and keywords,
  * and register it with LTTng: a session already recording a matching name or wildcard records it
- * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). On success *event is the handle, valid until
- * the process exits (also after palev_event_undefine_provider(): it then records nothing). Defining the same provider, name, level, keywords and fields again returns
- * the same handle; the same provider and name with anything else is -EEXIST (define a new name,
- * e.g. Tick_V2, for a new version, or undefine the provider first). -EBUSY: the provider name belongs to a generated provider
- * registered in this process, or is "Paleventing". Also -EINVAL (NULL argument, unknown type,
- * bad flags, duplicate field name), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM,
- * -ECANCELED after palev_fini(). On failure *event (when event is not NULL) is a handle that is
- * never enabled, so a host that ignores the error writes nothing and never crashes. Thread-safe. */
+ * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). Field names must differ once their leading
+ * underscores are removed ("_x" and "x" are refused together: LTTng writes each name with a
+ * leading '_' that trace readers strip, and babeltrace2 refuses a whole trace whose names meet
+ * that way), and an array or BYTES field "x" takes the name "x_length" too (LTTng records its
+ * length in a hidden field "_x_length"): -EINVAL. On success *event is the handle, valid until
+ * the process exits (also after palev_event_undefine_provider(): it then records nothing).
+ * Defining the same provider, name, level, keywords and fields again returns the same handle;
+ * the same provider and name with anything else is -EEXIST (define a new name, e.g. Tick_V2, for
+ * a new version, or undefine the provider first). -EBUSY: the provider name belongs to a
+ * generated provider registered in this process, or is "Paleventing". Also -EINVAL (NULL
+ * argument, unknown type, bad flags, field names as above), -E2BIG, -ENAMETOOLONG (see the
+ * limits above), -ENOMEM, -ECANCELED after palev_fini(). On failure *event (when event is not
+ * NULL) is a handle that is never enabled, so a host that ignores the error writes nothing and
+ * never crashes. Thread-safe. */
 PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event);

@@ -13,7 +13,8 @@ static const struct {
     { -EINVAL, "invalid argument: a NULL or malformed provider (too small struct_size, a name "
                "that is not 1 to 255 characters of [A-Za-z0-9_]), a NULL EventSource source or "
                "name, invalid JSON, a bad json_pack format or argument, or a dynamic event with "
-               "a bad name, type or flags or the wrong number of values" },
+               "a bad name, type or flags, field names that meet once leading underscores are "
+               "removed, or the wrong number of values" },
     { -ENOENT, "probe provider could not be loaded; tracing of this provider is off (from "
                "palev_event_undefine_provider(): the provider has no dynamic event)" },
     { -ECANCELED, "loading probe providers is disabled (PALEV_LTTNG=0, or palev_fini() was "

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of dynamic event definitions and lookup (dynamic.c) without LTTng: the registry
  * growing past its first sizes, out of memory, the never-enabled handle of a failed define,
- * palev_event_define_many()'s per-definition results, fork() while threads define.
+ * palev_event_define_many()'s per-definition results, field names that meet as trace readers
+ * see them, fork() while threads define.
  * (Names owned by generated providers: tests/e2e/dyn_host.c, where providers load.) */
 #include <errno.h>
 #include <setjmp.h>
@@ -285,6 +286,70 @@ static void test_undefine_cycles(void **state)
     }
 }
 
+/* Field names as trace readers see them: LTTng writes each with a leading '_', which they strip,
+ * and babeltrace2 refuses the whole trace when names meet that way. Refused in either order:
+ * names equal once leading underscores are removed, and an array's or BYTES field's hidden
+ * "_<name>_length" field. */
+static void test_field_names(void **state)
+{
+    static const struct {
+        palev_field f[2];
+        int want;
+    } cases[] = {
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x", PALEV_TYPE_INT8, 0 } }, -EINVAL },
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "_x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_x", PALEV_TYPE_INT32, 0 }, { "x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "__x", PALEV_TYPE_INT32, 0 }, { "_x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_", PALEV_TYPE_INT32, 0 }, { "__", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        /* The hidden length field of an array, after it and before it. */
+        { { { "a", PALEV_TYPE_UINT8, PALEV_FIELD_ARRAY }, { "_a_length", PALEV_TYPE_INT32, 0 } },
+          -EINVAL },
+        { { { "_a_length", PALEV_TYPE_INT32, 0 }, { "a", PALEV_TYPE_UINT8, PALEV_FIELD_ARRAY } },
+          -EINVAL },
+        { { { "a_length", PALEV_TYPE_INT32, 0 }, { "a", PALEV_TYPE_BYTES, 0 } }, -EINVAL },
+        { { { "a", PALEV_TYPE_INT64, PALEV_FIELD_ARRAY }, { "__a_length", PALEV_TYPE_INT32, 0 } },
+          -EINVAL },
+        { { { "_a", PALEV_TYPE_BYTES, 0 }, { "a_length", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_", PALEV_TYPE_BYTES, 0 }, { "length", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "_a", PALEV_TYPE_BYTES, 0 } }, -EINVAL },
+        /* Apart: another word, a float array (a JSON string, no length field), a scalar. */
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x_", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x_length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_DOUBLE, PALEV_FIELD_ARRAY }, { "_a_length", PALEV_TYPE_INT32, 0 } },
+          0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "a_length_", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "b_length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "_", PALEV_TYPE_INT32, 0 }, { "length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "b", PALEV_TYPE_BYTES, 0 } }, 0 },
+    };
+    char name[16];
+    palev_event *ev;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(name, sizeof(name), "E%zu", i);
+        if (palev_event_define("Unit_Names", name, 4, 0, cases[i].f, 2, &ev) != cases[i].want)
+            fail_msg("case %zu: \"%s\", \"%s\": not %d", i, cases[i].f[0].name,
+                     cases[i].f[1].name, cases[i].want);
+        assert_int_equal(palev_event_lookup("Unit_Names", name) != NULL, cases[i].want == 0);
+    }
+    /* Far apart in a long event: the 100th field meets the 3rd. */
+    {
+        palev_field many[100];
+        char names[100][8];
+
+        for (unsigned i = 0; i < 100; i++) {
+            snprintf(names[i], sizeof(names[i]), "f%u", i);
+            many[i] = (palev_field){ names[i], PALEV_TYPE_UINT8, 0 };
+        }
+        many[2] = (palev_field){ "arr", PALEV_TYPE_UINT16, PALEV_FIELD_ARRAY };
+        assert_int_equal(palev_event_define("Unit_Names", "Long", 4, 0, many, 100, &ev), 0);
+        many[99].name = "__arr_length";
+        assert_int_equal(palev_event_define("Unit_Names", "Long2", 4, 0, many, 100, &ev),
+                         -EINVAL);
+    }
+}
+
 static atomic_int fork_stop;
 
 
@@ -392,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_undefine),
         cmocka_unit_test(test_undefine_errors),
         cmocka_unit_test(test_undefine_cycles),
+        cmocka_unit_test(test_field_names),
         cmocka_unit_test(test_fork_while_defining),
         cmocka_unit_test(test_after_fini),
     };
