@@ -57,7 +57,8 @@ struct palev_provider {
  * Returns 0 when loaded (or already loaded), -ENOENT when no probe provider could be loaded
  * (tracing of that provider stays off, the host runs; not retried), -ECANCELED when PALEV_LTTNG=0
  * or after palev_fini(), -EINVAL for a NULL or malformed provider (struct_size too small, name not
- * 1 to 255 characters of [A-Za-z0-9_]), -ENOMEM, or -EDEADLK when a constructor of the probe
+ * 1 to 255 characters of [A-Za-z0-9_], or beginning with "lttng_", LTTng's own namespace),
+ * -ENOMEM, or -EDEADLK when a constructor of the probe
  * provider being loaded registers that same provider again. */
 PALEV_API int palev_provider_register(const palev_provider *provider);
 

@@ -312,11 +312,12 @@ typedef struct palev_event palev_event;
  * Defining the same provider, name, level, keywords and fields again returns the same handle;
  * the same provider and name with anything else is -EEXIST (define a new name, e.g. Tick_V2, for
  * a new version, or undefine the provider first). -EBUSY: the provider name belongs to a
- * generated provider registered in this process, or is "Paleventing". Also -EINVAL (NULL
- * argument, unknown type, bad flags, field names as above), -E2BIG, -ENAMETOOLONG (see the
- * limits above), -ENOMEM, -ECANCELED after palev_fini(). On failure *event (when event is not
- * NULL) is a handle that is never enabled, so a host that ignores the error writes nothing and
- * never crashes. Thread-safe. */
+ * generated provider registered in this process, is "Paleventing" (the library's own), or begins
+ * with "lttng_" (LTTng's own providers: lttng_ust_statedump, lttng_ust_dl, the agents' lttng_jul,
+ * lttng_python, ...). Also -EINVAL (NULL argument, unknown type, bad flags, field names as
+ * above), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM, -ECANCELED after palev_fini().
+ * On failure *event (when event is not NULL) is a handle that is never enabled, so a host that
+ * ignores the error writes nothing and never crashes. Thread-safe. */
 PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event);
@@ -364,7 +365,8 @@ PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name
  * grows by that much per round (docs/dynamic-events.md).
  * Returns 0; -ENOENT when the provider has no dynamic event (never defined, or undefined
  * already); -EINVAL for a NULL provider or a name that is not [A-Za-z_][A-Za-z0-9_]*; -EBUSY
- * for "Paleventing" or a generated provider's name (not dynamic: never removed); -ECANCELED
+ * for "Paleventing", a name beginning with "lttng_" or a generated provider's name (not
+ * dynamic: never removed); -ECANCELED
  * after palev_fini(). Takes the definitions' mutex; never call it from a probe or a write.
  * Thread-safe. */
 PALEV_API int palev_event_undefine_provider(const char *provider);

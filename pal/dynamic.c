@@ -271,11 +271,16 @@ static void ust_register(struct palev__probe *p)
 
 /* ---- define --------------------------------------------------------------------------- */
 
+/* Not a dynamic provider's name: LTTng's namespace, the library's own provider, or a
+ * generated provider registered in this process. */
 static int check_provider(const char *provider)
 {
-    if (strcmp(provider, "Paleventing") == 0 || palev__provider_known(provider)) {
-        palev__debug("event not defined: provider=\"%s\", reason=\"the name of a generated "
-                     "provider\"", provider);
+    const char *why = palev__provider_reserved(provider);
+
+    if (!why && (strcmp(provider, PALEV__OWN_PROVIDER) == 0 || palev__provider_known(provider)))
+        why = "the name of a generated provider";
+    if (why) {
+        palev__debug("event not defined: provider=\"%s\", reason=\"%s\"", provider, why);
         return -EBUSY;
     }
     return 0;

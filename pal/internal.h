@@ -211,6 +211,11 @@ static inline const void *palev__read_ptr(const unsigned char *p)
 }
 
 
+/* The library's own provider (EventSource, ProviderStatus, code and stack events). */
+#define PALEV__OWN_PROVIDER "Paleventing"
+/* dyndesc.c: why no provider, dynamic or generated, may be named `name` (LTTng's own
+ * namespace), or NULL. */
+const char *palev__provider_reserved(const char *name);
 /* provider.c: is `name` the name of a generated provider registered in this process? Has
  * palev_fini() been called? */
 int palev__provider_known(const char *name);

@@ -38,9 +38,6 @@ static struct {
     int finished;
 } registry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &registry.entries, 0 };
 
-/* The library's own provider: once it is loaded, ProviderStatus events can be recorded. */
-#define OWN_PROVIDER "Paleventing"
-
 /* The places tried for one provider and why each failed, for one debug line and one event. */
 #define TRIED_MAX 2048
 struct tried {
@@ -106,6 +103,11 @@ static int validate(const palev_provider *p)
     if (!valid_name(p->name)) {
         palev__debug("invalid provider: name=\"%.*s\"", p->name ? PROVIDER_NAME_MAX + 1 : 6,
                      p->name ? p->name : "(null)");
+        return -EINVAL;
+    }
+    if (palev__provider_reserved(p->name)) {
+        palev__debug("invalid provider: name=\"%s\", reason=\"%s\"", p->name,
+                     palev__provider_reserved(p->name));
         return -EINVAL;
     }
     return 0;
@@ -468,7 +470,7 @@ static int claim(const char *name, struct entry **out)
  * Only once the library's own provider is loaded (whichever provider was registered first). */
 static struct entry *next_status(void)
 {
-    struct entry *own = find(OWN_PROVIDER);
+    struct entry *own = find(PALEV__OWN_PROVIDER);
 
     if (!own || own->status != 0)
         return NULL;

@@ -442,6 +442,10 @@ static int scenario_errors(void)
     }
     EXPECT(palev_event_define("Dyn_Err", "NoOut", 4, 0, &ok, 1, NULL) == -EINVAL);
     EXPECT(define1("Paleventing", "X", ok) == -EBUSY);
+    /* LTTng's own namespace: its statedump, its agents. */
+    EXPECT(define1("lttng_ust_statedump", "bin_info", ok) == -EBUSY);
+    EXPECT(define1("lttng_jul", "event", ok) == -EBUSY);
+    EXPECT(palev_event_undefine_provider("lttng_ust_statedump") == -EBUSY);
     {
         /* A generated provider registered in the process owns its name, loaded or not. */
         static const char *const gen_names[] = { "Gen" };

@@ -107,7 +107,7 @@ static int meet(const palev_field *a, const palev_field *b)
 
 static int reserved_name(const char *prov)
 {
-    return strcmp(prov, "Paleventing") == 0;
+    return strncmp(prov, "lttng_", 6) == 0 || strcmp(prov, "Paleventing") == 0;
 }
 
 static int expected(const char *prov, const char *name, const palev_field *f, size_t n)

@@ -2,7 +2,7 @@
 /* Unit tests of dynamic event definitions and lookup (dynamic.c) without LTTng: the registry
  * growing past its first sizes, out of memory, the never-enabled handle of a failed define,
  * palev_event_define_many()'s per-definition results, field names that meet as trace readers
- * see them, fork() while threads define.
+ * see them, reserved provider names, fork() while threads define.
  * (Names owned by generated providers: tests/e2e/dyn_host.c, where providers load.) */
 #include <errno.h>
 #include <setjmp.h>
@@ -350,6 +350,36 @@ static void test_field_names(void **state)
     }
 }
 
+/* LTTng's namespace (its statedump, its agents) and the library's own provider are no dynamic
+ * provider's: -EBUSY to define and to undefine; a generated provider may not take it either. */
+static void test_reserved_providers(void **state)
+{
+    static const char *const reserved[] = { "lttng_ust_statedump", "lttng_ust_lib",
+                                            "lttng_ust_tracef", "lttng_jul", "lttng_python",
+                                            "lttng_", "Paleventing" };
+    static const char *const allowed[] = { "lttng", "lttngx", "Lttng_ust_x", "my_lttng_ust",
+                                           "Paleventing_Ext" };
+    palev_event *ev;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+        assert_int_equal(palev_event_define(reserved[i], "E", 4, 0, two, 2, &ev), -EBUSY);
+        assert_false(palev_event_enabled(ev));
+        assert_null(palev_event_lookup(reserved[i], "E"));
+        assert_int_equal(palev_event_undefine_provider(reserved[i]), -EBUSY);
+    }
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+        assert_int_equal(palev_event_define(allowed[i], "E", 4, 0, two, 2, &ev), 0);
+        assert_int_equal(palev_event_undefine_provider(allowed[i]), 0);
+    }
+    {
+        palev_provider p = { .struct_size = sizeof(p), .name = "lttng_ust_statedump",
+                             .etw_name = "x" };
+
+        assert_int_equal(palev_provider_register(&p), -EINVAL);
+    }
+}
+
 static atomic_int fork_stop;
 
 
@@ -458,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_undefine_errors),
         cmocka_unit_test(test_undefine_cycles),
         cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_reserved_providers),
         cmocka_unit_test(test_fork_while_defining),
         cmocka_unit_test(test_after_fini),
     };
