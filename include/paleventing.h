@@ -26,6 +26,17 @@ extern "C" {
 #define PALEV_VERSION_MINOR 1
 #define PALEV_VERSION_PATCH 0
 
+/* The version of what these headers compile into a host's code and what it hands the library by
+ * layout: the state offset palev_event_enabled() reads (PALEV_EVENT_STATE_OFFSET, LTTng-UST
+ * 2.13's tracepoint), the EventSource verdict table the inline checks read
+ * (palev_eventsource_verdict_, PALEV_VERDICT_SLOTS_, palev_eventsource_slot_()), palev_scratch
+ * with its inline init/fini and PALEV_SCRATCH_STACK_SIZE, palev_array_desc, palev_provider,
+ * palev_event_descriptor, palev_field, palev_value, palev_event_def, palev_guid,
+ * palev_systemtime, palev_stack_frame. Generated code hands it to palev_provider_register(),
+ * which refuses a provider compiled with another (docs/runtime-api.md: what SOVERSION 0
+ * freezes). */
+#define PALEV_ABI_VERSION 1
+
 /* ---------------------------------------------------------------------------------------------
  * Life cycle
  * ------------------------------------------------------------------------------------------- */

@@ -27,6 +27,9 @@ static const struct {
     { -EBUSY, "the provider name of a dynamic event belongs to a generated provider, is "
               "\"Paleventing\" or begins with lttng_ (LTTng's own): it cannot be defined or "
               "undefined" },
+    { -EPROTO, "a generated provider compiled with paleventing headers of another ABI version "
+               "(PALEV_ABI_VERSION): its tracing is off; rebuild it against this library's "
+               "headers" },
     { -E2BIG, "too many fields for a dynamic event (PALEV_EVENT_MAX_FIELDS)" },
     { -ENAMETOOLONG, "a dynamic event's provider:name or field name is too long for LTTng" },
 };

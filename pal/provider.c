@@ -557,6 +557,41 @@ void palev__registry_fork_child(int ours)
     pthread_mutex_unlock(&registry.lock);
 }
 
+/* ---- the host's ABI --------------------------------------------------------------------- */
+
+/* The PALEV_ABI_VERSION of the headers the descriptor's module was compiled with. */
+static uint32_t abi_of(const palev_provider *p)
+{
+    if (p->struct_size < offsetof(palev_provider, abi_version) + sizeof(p->abi_version))
+        return 1;       /* a descriptor from before the field: the layouts of version 1 */
+    return p->abi_version;
+}
+
+static char *copy(const char *text)
+{
+    size_t len = strlen(text) + 1;
+    char *s = palev__malloc(len);
+
+    return s ? memcpy(s, text, len) : NULL;
+}
+
+/* A module compiled against other headers reads and passes layouts the library does not have:
+ * tracing of its provider stays off. The name is recorded as not loaded (ProviderStatus says
+ * why), so no later registration loads a probe its call sites would connect to. */
+static int refuse_abi(const struct palev__config *cfg, const palev_provider *p)
+{
+    char reason[200];
+    struct entry *e;
+
+    snprintf(reason, sizeof(reason), "compiled with paleventing headers of ABI version %u "
+             "(PALEV_ABI_VERSION), libpaleventing has %u: rebuild it against these headers",
+             (unsigned)abi_of(p), (unsigned)PALEV_ABI_VERSION);
+    palev__debug("provider not loaded: name=\"%s\", reason=\"%s\"", p->name, reason);
+    if (cfg->lttng && claim(p->name, &e) == LOADING)
+        publish(e, -EPROTO, copy(reason));
+    return -EPROTO;
+}
+
 /* dlopen runs outside the registry lock: the loader's own lock is held by whoever is in a
  * constructor, and a constructor may be registering another provider right now. */
 PALEV_API int palev_provider_register(const palev_provider *provider)
@@ -570,6 +605,8 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
         return ret;
     palev__fork_init();
     cfg = palev__config();
+    if (abi_of(provider) != PALEV_ABI_VERSION)
+        return refuse_abi(cfg, provider);
     if (!cfg->lttng) {
         palev__debug("provider not loaded: name=\"%s\", reason=\"PALEV_LTTNG=0\"",
                      provider->name);

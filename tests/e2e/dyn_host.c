@@ -454,7 +454,8 @@ static int scenario_errors(void)
         static const palev_event_descriptor desc[] = { { 1, 0, 0, 4, 0, 0, 0 } };
         palev_provider p = { .struct_size = sizeof(p), .name = "Dyn_Generated",
                              .etw_name = "Dyn-Generated", .event_count = 1, .events = desc,
-                             .event_names = gen_names, .event_states = states };
+                             .event_names = gen_names, .event_states = states,
+                             .abi_version = PALEV_ABI_VERSION };
 
         EXPECT(palev_provider_register(&p) == -ENOENT);
         EXPECT(define1("Dyn_Generated", "X", ok) == -EBUSY);

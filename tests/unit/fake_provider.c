@@ -13,7 +13,7 @@ extern int palev_test_inner_ret[2];
 
 static int register_name(const char *name)
 {
-    palev_provider p = { .struct_size = sizeof(p), .name = name };
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .abi_version = PALEV_ABI_VERSION };
 
     return palev_provider_register(&p);
 }

@@ -44,7 +44,8 @@ int palev_test_inner_ret[2] = { 1, 1 };
 
 static int register_name(const char *name)
 {
-    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name };
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name,
+                         .abi_version = PALEV_ABI_VERSION };
 
     return palev_provider_register(&p);
 }
@@ -456,6 +457,32 @@ static void test_invalid_in_process(void **state)
     assert_int_equal(palev_test_load_count, 0);
 }
 
+/* A descriptor compiled with another PALEV_ABI_VERSION is refused before anything is loaded,
+ * and its name stays unloaded; one from before the field (struct_size ending at layout) is of
+ * version 1, the layouts it was compiled with. */
+static void test_abi_version(void **state)
+{
+    /* PalevNear's probe provider is beside this executable: found, were it looked for. */
+    palev_provider p = { .struct_size = sizeof(p), .name = "PalevNear", .etw_name = "Near",
+                         .abi_version = PALEV_ABI_VERSION + 1 };
+
+    (void)state;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);
+    p.abi_version = 0;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);
+    p.abi_version = PALEV_ABI_VERSION;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);     /* the name was refused */
+    assert_int_equal(palev_test_load_count, 0);
+    p.name = "PalevOld";
+    p.abi_version = 77;
+    p.struct_size = offsetof(palev_provider, abi_version);
+    assert_int_equal(palev_provider_register(&p), -ENOENT);     /* version 1: looked for */
+    assert_string_equal(palev_strerror(-EPROTO),
+                        "a generated provider compiled with paleventing headers of another ABI "
+                        "version (PALEV_ABI_VERSION): its tracing is off; rebuild it against "
+                        "this library's headers");
+}
+
 static void test_strerror(void **state)
 {
     static const int errs[] = { -EINVAL, -ENOENT, -ECANCELED, -ENOMEM, -EDEADLK };
@@ -493,6 +520,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_after_fini),
         cmocka_unit_test(test_invalid_providers),
         cmocka_unit_test(test_invalid_in_process),
+        cmocka_unit_test(test_abi_version),
         cmocka_unit_test(test_strerror),
     };
 
