@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Dynamic events: the registry (lock-free lookup), LTTng-UST registration, define calls. */
+/* Dynamic events: the registry (lock-free lookup), LTTng-UST registration, define and undefine
+ * calls. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -7,7 +8,8 @@
 #include <string.h>
 
 /* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
- * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+ * LGPL section 5), not liburcu's exported wrappers: nothing here needs a liburcu library (only
+ * code.c's live set links liburcu-bp and liburcu-cds). */
 #define _LGPL_SOURCE
 #include <urcu/pointer.h>
 #include <urcu/system.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Dynamic events: checking a definition, and building the LTTng-UST descriptors of its event. */
+/* Dynamic events: checking a definition (and the provider names no provider may take), and
+ * building the LTTng-UST descriptors of its event. */
 #include <errno.h>
 #include <float.h>
 #include <stdio.h>

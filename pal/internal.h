@@ -67,7 +67,7 @@ struct palev__config {
     struct palev__filter name_filter;       /* PALEV_EVENTNAME_FILTER */
     int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
     char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
-    int fork_hooks;             /* register liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
+    int fork_hooks;             /* call liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
     int stack;                  /* PALEV_STACK: PALEV__STACK_FP (default) or PALEV__STACK_UNWIND */
     size_t stack_depth;         /* PALEV_STACK_DEPTH: frames per Stack event */
 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Life cycle, error strings, and loading each registered probe provider exactly once. */
+/* Registration of generated providers: each one's probe provider searched for and loaded at
+ * most once, what became of it recorded (Paleventing:ProviderStatus, PALEV_DEBUG). */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -117,11 +118,6 @@ static int validate(const palev_provider *p)
 
 #define ELF_CLASS (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)
 
-/* What dlopen cannot survive, found before it opens the file: something else than a regular
- * file (opening a FIFO nobody writes blocks forever), or a shared object cut short (the loader
- * maps its segments without checking that the file holds them, and the first touch of a page
- * past the end raises SIGBUS in the host). Anything else is left to dlopen, which refuses bad
- * files cleanly. NULL when nothing is wrong. */
 /* Does the file hold `text`? Read in blocks that overlap by the text's length. */
 static int file_holds(int fd, const char *text)
 {
@@ -154,6 +150,12 @@ static const char *expected_layout(const palev_provider *p)
     return p->layout;
 }
 
+/* What dlopen cannot survive, found before it opens the file: something else than a regular
+ * file (opening a FIFO nobody writes blocks forever), or a shared object cut short (the loader
+ * maps its segments without checking that the file holds them, and the first touch of a page
+ * past the end raises SIGBUS in the host); and a probe provider of another version of the
+ * manifest. Anything else is left to dlopen, which refuses bad files cleanly. NULL when nothing
+ * is wrong. */
 static const char *unloadable(const char *path, const char *layout)
 {
     struct stat st;
