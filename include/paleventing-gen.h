@@ -57,7 +57,9 @@ struct palev_provider {
  * the module that defines `provider` (a plugin's own directory), then next to libpaleventing.so
  * itself (both found with dladdr), then the dynamic linker's default search path. A file that
  * lacks the descriptor's `layout` (built from another version of the manifest) is skipped.
- * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. Thread-safe.
+ * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. With
+ * PALEV_LOAD=background the load is queued for a thread of the library and this returns
+ * -EINPROGRESS at once (palev_provider_wait() waits for it). Thread-safe.
  * Returns 0 when loaded (or already loaded), -ENOENT when no probe provider could be loaded
  * (tracing of that provider stays off, the host runs; not retried), -EPROTO when the descriptor's
  * abi_version is not the library's PALEV_ABI_VERSION (nothing is loaded under that name, the

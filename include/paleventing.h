@@ -42,10 +42,20 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 /* Initialise the library: read the environment (once). Optional: a constructor does the same at
- * load time, and palev_provider_register() initialises lazily and loads at once, so no registered
- * provider is ever left for this call to load. Idempotent and thread-safe.
+ * load time, and palev_provider_register() initialises lazily and loads at once (or queues the
+ * load for a background thread, PALEV_LOAD=background), so no registered provider is ever left
+ * for this call to load. Idempotent and thread-safe.
  * Returns 0, or a negative errno (-ENOMEM) if the environment could not be read. Never aborts. */
 PALEV_API int palev_init(void);
+
+/* Wait until every provider registered so far has been loaded, or has failed to load. With
+ * PALEV_LOAD=background, probe providers (and liblttng-ust with them) load on a thread of the
+ * library while the host starts, and events fired before their provider is loaded are not
+ * recorded: a host that must record its first events waits here first. Otherwise every load is
+ * over when registration returns, and this returns 0 at once. Returns 0, -ETIMEDOUT when a load
+ * is still under way after timeout_ms milliseconds, or -EDEADLK when called from a constructor
+ * of a probe provider being loaded. Thread-safe. */
+PALEV_API int palev_provider_wait(unsigned timeout_ms);
 
 /* Mark the library finished. Providers stay loaded (a probe provider is never dlclosed while a
  * call site may use it); later calls to palev_init() are no-ops, and palev_provider_register()

@@ -38,7 +38,7 @@ static struct {
     pthread_mutex_t define_lock;
     pthread_mutex_t lock;
     struct table *table;        /* RCU-published (registry below) */
-    int ust_state;              /* 0 not looked up yet, 1 found, -1 absent (define_lock) */
+    int ust_state;              /* UST_* (atomic: ust_find()) */
     struct probe_rec *live, *gone;
 } reg = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
 
@@ -48,7 +48,7 @@ static struct palev_event event_off;
 /* What an undefined event's slot holds: a name length no lookup has, so probing steps over it. */
 static struct palev_event event_gone = { .name_len = SIZE_MAX };
 
-/* liblttng-ust's unregistration, looked up with the registration (ust_ready()). */
+/* liblttng-ust's unregistration, looked up with the registration (ust_find()). */
 static struct {
     void (*probe_unregister)(struct lttng_ust_registered_probe *);
     int (*module_unregister)(struct lttng_ust_tracepoint *const *start);
@@ -227,15 +227,45 @@ static void *sym(void *lib, const char *name, int *missing)
     return p;
 }
 
-/* Once, under the define lock: liblttng-ust is in the process only if a probe provider brought it
- * (libPaleventing-lttng.so, loaded at start unless PALEV_LTTNG=0). */
-static int ust_ready(void)
-{
-    void *ust, *tp;
-    int missing = 0;
+/* Where liblttng-ust stands: not looked for yet, being looked for, found, absent. */
+enum { UST_UNKNOWN, UST_LOOKING, UST_FOUND, UST_ABSENT };
 
-    if (reg.ust_state)
-        return reg.ust_state > 0;
+/* Under the define lock. Probe first, then the call sites: once both are in, LTTng-UST syncs
+ * the sessions' enablers and a session already recording a matching wildcard connects the probe
+ * at once. While a session is active, each lttng_ust_probe_register() walks every event of
+ * every probe of the process (and each new event costs a round trip with the session daemon):
+ * one call per provider and define call, not per event. Before liblttng-ust is found the probe
+ * waits, unregistered: ust_find() registers it then. */
+static void ust_register(struct palev__probe *p)
+{
+    if (p->tried || __atomic_load_n(&reg.ust_state, __ATOMIC_ACQUIRE) != UST_FOUND)
+        return;
+    p->tried = 1;
+    p->reg = palev__ust.probe_register(&p->desc);
+    if (!p->reg) {
+        palev__debug("provider %s: lttng_ust_probe_register of %u events failed: not recorded",
+                     p->desc.provider_name, p->desc.nr_events);
+        return;
+    }
+    if (palev__ust.module_register(p->tps, (int)p->desc.nr_events) != 0)
+        palev__debug("provider %s: lttng_ust_tracepoint_module_register of %u events failed: "
+                     "not recorded", p->desc.provider_name, p->desc.nr_events);
+}
+
+/* liblttng-ust is in the process only if a probe provider brought it (libPaleventing-lttng.so,
+ * loaded at start unless PALEV_LTTNG=0; later with PALEV_LOAD=background). Looked for by one
+ * thread at a time holding none of the library's locks: dlopen and dlsym take the dynamic
+ * loader's lock, which a thread loading a probe provider holds while it may need the define
+ * lock (palev__dyn_ust_loaded()), so no thread may wait for that lock while holding ours. Once
+ * found, the probes defined meanwhile are registered. */
+static void ust_find(void)
+{
+    int expect = UST_UNKNOWN, missing = 0;
+    void *ust, *tp;
+
+    if (!__atomic_compare_exchange_n(&reg.ust_state, &expect, UST_LOOKING, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;
     ust = dlopen("liblttng-ust.so.1", RTLD_NOW | RTLD_NOLOAD);
     tp = dlopen("liblttng-ust-tracepoint.so.1", RTLD_NOW | RTLD_NOLOAD);
     *(void **)&palev__ust.probe_register = sym(ust, "lttng_ust_probe_register", &missing);
@@ -247,28 +277,24 @@ static int ust_ready(void)
     *(void **)&ust_gone.probe_unregister = sym(ust, "lttng_ust_probe_unregister", &missing);
     *(void **)&ust_gone.module_unregister =
         sym(tp, "lttng_ust_tracepoint_module_unregister", &missing);
-    reg.ust_state = missing ? -1 : 1;
-    return !missing;
+    __atomic_store_n(&reg.ust_state, missing ? UST_ABSENT : UST_FOUND, __ATOMIC_RELEASE);
+    if (missing)
+        return;
+    pthread_mutex_lock(&reg.define_lock);
+    for (struct probe_rec *r = reg.live; r; r = r->next)
+        ust_register(&r->p);
+    pthread_mutex_unlock(&reg.define_lock);
 }
 
-/* Under the define lock. Probe first, then the call sites: once both are in, LTTng-UST syncs
- * the sessions' enablers and a session already recording a matching wildcard connects the probe
- * at once. While a session is active, each lttng_ust_probe_register() walks every event of
- * every probe of the process (and each new event costs a round trip with the session daemon):
- * one call per provider and define call, not per event. */
-static void ust_register(struct palev__probe *p)
+/* A probe provider has just been loaded (provider.c), perhaps bringing liblttng-ust: if it was
+ * absent, look again. */
+void palev__dyn_ust_loaded(void)
 {
-    if (!ust_ready())
-        return;
-    p->reg = palev__ust.probe_register(&p->desc);
-    if (!p->reg) {
-        palev__debug("provider %s: lttng_ust_probe_register of %u events failed: not recorded",
-                     p->desc.provider_name, p->desc.nr_events);
-        return;
-    }
-    if (palev__ust.module_register(p->tps, (int)p->desc.nr_events) != 0)
-        palev__debug("provider %s: lttng_ust_tracepoint_module_register of %u events failed: "
-                     "not recorded", p->desc.provider_name, p->desc.nr_events);
+    int expect = UST_ABSENT;
+
+    __atomic_compare_exchange_n(&reg.ust_state, &expect, UST_UNKNOWN, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    ust_find();
 }
 
 /* ---- define --------------------------------------------------------------------------- */
@@ -454,6 +480,7 @@ static void define_all(const palev_event_def *defs, size_t count, struct batch *
         return;
     qsort(b->items, b->n, sizeof(b->items[0]), by_names);
     palev__fork_init();
+    ust_find();
     pthread_mutex_lock(&reg.define_lock);
     pthread_mutex_lock(&reg.lock);
     define_locked(b);
@@ -601,6 +628,11 @@ void palev__dyn_fork_parent(int ours)
  * half undone in LTTng-UST, stays as it was in the child. */
 void palev__dyn_fork_child(int ours)
 {
+    int expect = UST_LOOKING;
+
+    /* Forked while another thread looked liblttng-ust up: look again. */
+    __atomic_compare_exchange_n(&reg.ust_state, &expect, UST_UNKNOWN, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
     pthread_mutex_unlock(&reg.lock);
     if (ours)
         pthread_mutex_unlock(&reg.define_lock);

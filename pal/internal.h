@@ -68,6 +68,7 @@ struct palev__config {
     int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
     char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
     int fork_hooks;             /* call liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
+    int load_background;        /* PALEV_LOAD=background: probe providers loaded by a thread */
     int stack;                  /* PALEV_STACK: PALEV__STACK_FP (default) or PALEV__STACK_UNWIND */
     size_t stack_depth;         /* PALEV_STACK_DEPTH: frames per Stack event */
 };
@@ -233,6 +234,9 @@ void palev__ust_loaded(void);
 int palev__ust_before_fork(void);
 void palev__ust_after_fork_parent(void);
 void palev__ust_after_fork_child(void);
+
+/* dynamic.c: liblttng-ust has just been loaded: register the dynamic events defined before. */
+void palev__dyn_ust_loaded(void);
 
 /* ---- fork.c: every lock of the library across fork() ------------------------------------- */
 

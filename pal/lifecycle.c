@@ -20,8 +20,8 @@ static const struct {
     { -ECANCELED, "loading probe providers is disabled (PALEV_LTTNG=0, or palev_fini() was "
                   "called)" },
     { -ENOMEM, "out of memory" },
-    { -EDEADLK, "provider registered again by the thread loading it (from a constructor of its "
-                "probe provider)" },
+    { -EDEADLK, "provider registered again, or waited for, by the thread loading it (from a "
+                "constructor of a probe provider)" },
     { -EEXIST, "a dynamic event of that provider and name is defined with other fields, level or "
                "keywords" },
     { -EBUSY, "the provider name of a dynamic event belongs to a generated provider, is "
@@ -30,6 +30,9 @@ static const struct {
     { -EPROTO, "a generated provider compiled with paleventing headers of another ABI version "
                "(PALEV_ABI_VERSION): its tracing is off; rebuild it against this library's "
                "headers" },
+    { -EINPROGRESS, "the probe provider is being loaded in the background (PALEV_LOAD=background): "
+                    "palev_provider_wait() waits for it" },
+    { -ETIMEDOUT, "probe providers were still loading when palev_provider_wait() gave up" },
     { -E2BIG, "too many fields for a dynamic event (PALEV_EVENT_MAX_FIELDS)" },
     { -ENAMETOOLONG, "a dynamic event's provider:name or field name is too long for LTTng" },
 };
