@@ -434,6 +434,8 @@ static int forked_child_ok(void)
 static void test_fork_while_defining(void **state)
 {
     static char busy[2][16] = { "Unit_ForkBusy0", "Unit_ForkBusy1" };
+    const char *n = getenv("PALEV_TEST_FORKS");     /* fewer under valgrind */
+    int forks = n ? atoi(n) : 30;
     pthread_t th[2];
     void *ret[2];
     int ok = 1;
@@ -442,7 +444,7 @@ static void test_fork_while_defining(void **state)
     atomic_store(&fork_stop, 0);
     pthread_create(&th[0], NULL, define_undefine, busy[0]);
     pthread_create(&th[1], NULL, define_undefine, busy[1]);
-    for (int i = 0; i < 30 && ok; i++)
+    for (int i = 0; i < forks && ok; i++)
         ok = forked_child_ok();
     atomic_store(&fork_stop, 1);
     pthread_join(th[0], &ret[0]);
