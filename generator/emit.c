@@ -638,7 +638,8 @@ static void emit_registration(pg_ctx *cx, pg_buf *b, const pg_provider *p, const
     pg_buf_printf(cx, b, "    %zu, /* event_count */\n    palev_events_%s, /* events */\n"
                   "    palev_event_names_%s, /* event_names */\n    palev_event_states_%s, /* event_states */\n"
                   "    palev_keyword_events_%s, /* keyword_events */\n    palev_keyword_start_%s, /* keyword_start */\n"
-                  "    \"%s\", /* layout */\n};\n\n", p->events.len, P, P, P, P, P, layout);
+                  "    \"%s\", /* layout */\n    PALEV_ABI_VERSION, /* abi_version */\n};\n\n",
+                  p->events.len, P, P, P, P, P, layout);
     pg_buf_printf(cx, b, "/* Load lib%s-lttng.so at start-up, so a host that never calls palev_init() traces. */\n"
                   "static void __attribute__((constructor)) palev_register_%s(void)\n{\n"
                   "    (void)palev_provider_register(&palev_provider_%s);\n}\n", P, P, P);

@@ -46,6 +46,10 @@ struct palev_provider {
      * lib<name>-lttng.so without it was built from another version of the manifest and is
      * skipped. NULL: no check. (Descriptors of older generators end before this field.) */
     const char *layout;
+    /* PALEV_ABI_VERSION of the headers the generated code was compiled with: another than the
+     * library's is refused at registration. (Descriptors of older generators end before this
+     * field: version 1, the layouts before it existed.) */
+    uint32_t abi_version;
 };
 
 /* Register a generated provider and load its probe provider "lib<name>-lttng.so": from the
@@ -53,11 +57,16 @@ struct palev_provider {
  * the module that defines `provider` (a plugin's own directory), then next to libpaleventing.so
  * itself (both found with dladdr), then the dynamic linker's default search path. A file that
  * lacks the descriptor's `layout` (built from another version of the manifest) is skipped.
- * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. Thread-safe.
+ * Loads at most once per name, never dlcloses, and does nothing when PALEV_LTTNG=0. With
+ * PALEV_LOAD=background the load is queued for a thread of the library and this returns
+ * -EINPROGRESS at once (palev_provider_wait() waits for it). Thread-safe.
  * Returns 0 when loaded (or already loaded), -ENOENT when no probe provider could be loaded
- * (tracing of that provider stays off, the host runs; not retried), -ECANCELED when PALEV_LTTNG=0
+ * (tracing of that provider stays off, the host runs; not retried), -EPROTO when the descriptor's
+ * abi_version is not the library's PALEV_ABI_VERSION (nothing is loaded under that name, the
+ * host runs untraced; PALEV_DEBUG and ProviderStatus say why), -ECANCELED when PALEV_LTTNG=0
  * or after palev_fini(), -EINVAL for a NULL or malformed provider (struct_size too small, name not
- * 1 to 255 characters of [A-Za-z0-9_]), -ENOMEM, or -EDEADLK when a constructor of the probe
+ * 1 to 255 characters of [A-Za-z0-9_], or beginning with "lttng_", LTTng's own namespace),
+ * -ENOMEM, or -EDEADLK when a constructor of the probe
  * provider being loaded registers that same provider again. */
 PALEV_API int palev_provider_register(const palev_provider *provider);
 

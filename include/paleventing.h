@@ -26,15 +26,36 @@ extern "C" {
 #define PALEV_VERSION_MINOR 1
 #define PALEV_VERSION_PATCH 0
 
+/* The version of what these headers compile into a host's code and what it hands the library by
+ * layout: the state offset palev_event_enabled() reads (PALEV_EVENT_STATE_OFFSET, LTTng-UST
+ * 2.13's tracepoint), the EventSource verdict table the inline checks read
+ * (palev_eventsource_verdict_, PALEV_VERDICT_SLOTS_, palev_eventsource_slot_()), palev_scratch
+ * with its inline init/fini and PALEV_SCRATCH_STACK_SIZE, palev_array_desc, palev_provider,
+ * palev_event_descriptor, palev_field, palev_value, palev_event_def, palev_guid,
+ * palev_systemtime, palev_stack_frame. Generated code hands it to palev_provider_register(),
+ * which refuses a provider compiled with another (docs/runtime-api.md: what SOVERSION 0
+ * freezes). */
+#define PALEV_ABI_VERSION 1
+
 /* ---------------------------------------------------------------------------------------------
  * Life cycle
  * ------------------------------------------------------------------------------------------- */
 
 /* Initialise the library: read the environment (once). Optional: a constructor does the same at
- * load time, and palev_provider_register() initialises lazily and loads at once, so no registered
- * provider is ever left for this call to load. Idempotent and thread-safe.
+ * load time, and palev_provider_register() initialises lazily and loads at once (or queues the
+ * load for a background thread, PALEV_LOAD=background), so no registered provider is ever left
+ * for this call to load. Idempotent and thread-safe.
  * Returns 0, or a negative errno (-ENOMEM) if the environment could not be read. Never aborts. */
 PALEV_API int palev_init(void);
+
+/* Wait until every provider registered so far has been loaded, or has failed to load. With
+ * PALEV_LOAD=background, probe providers (and liblttng-ust with them) load on a thread of the
+ * library while the host starts, and events fired before their provider is loaded are not
+ * recorded: a host that must record its first events waits here first. Otherwise every load is
+ * over when registration returns, and this returns 0 at once. Returns 0, -ETIMEDOUT when a load
+ * is still under way after timeout_ms milliseconds, or -EDEADLK when called from a constructor
+ * of a probe provider being loaded. Thread-safe. */
+PALEV_API int palev_provider_wait(unsigned timeout_ms);
 
 /* Mark the library finished. Providers stay loaded (a probe provider is never dlclosed while a
  * call site may use it); later calls to palev_init() are no-ops, and palev_provider_register()
@@ -266,7 +287,7 @@ enum palev_type {
 #define PALEV_FIELD_MAX_NAME 200        /* strlen(field name): -ENAMETOOLONG */
 
 typedef struct palev_field {
-    const char *name;       /* [A-Za-z_][A-Za-z0-9_]*, unique in the event */
+    const char *name;       /* [A-Za-z_][A-Za-z0-9_]*, unique in the event (see below) */
     uint8_t type;           /* enum palev_type */
     uint8_t flags;          /* PALEV_FIELD_* */
 } palev_field;
@@ -303,14 +324,21 @@ typedef struct palev_event palev_event;
 /* Define the event <provider>:<name> with an ETW level (mapped to the LTTng log level as for
  * generated events: 0 EMERG, 1 CRIT, 2 ERR, 3 WARNING, 4 INFO, 5 and above DEBUG) and keywords,
  * and register it with LTTng: a session already recording a matching name or wildcard records it
- * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). On success *event is the handle, valid until
- * the process exits (also after palev_event_undefine_provider(): it then records nothing). Defining the same provider, name, level, keywords and fields again returns
- * the same handle; the same provider and name with anything else is -EEXIST (define a new name,
- * e.g. Tick_V2, for a new version, or undefine the provider first). -EBUSY: the provider name belongs to a generated provider
- * registered in this process, or is "Paleventing". Also -EINVAL (NULL argument, unknown type,
- * bad flags, duplicate field name), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM,
- * -ECANCELED after palev_fini(). On failure *event (when event is not NULL) is a handle that is
- * never enabled, so a host that ignores the error writes nothing and never crashes. Thread-safe. */
+ * at once. Names: [A-Za-z_][A-Za-z0-9_]* (-EINVAL). Field names must differ once their leading
+ * underscores are removed ("_x" and "x" are refused together: LTTng writes each name with a
+ * leading '_' that trace readers strip, and babeltrace2 refuses a whole trace whose names meet
+ * that way), and an array or BYTES field "x" takes the name "x_length" too (LTTng records its
+ * length in a hidden field "_x_length"): -EINVAL. On success *event is the handle, valid until
+ * the process exits (also after palev_event_undefine_provider(): it then records nothing).
+ * Defining the same provider, name, level, keywords and fields again returns the same handle;
+ * the same provider and name with anything else is -EEXIST (define a new name, e.g. Tick_V2, for
+ * a new version, or undefine the provider first). -EBUSY: the provider name belongs to a
+ * generated provider registered in this process, is "Paleventing" (the library's own), or begins
+ * with "lttng_" (LTTng's own providers: lttng_ust_statedump, lttng_ust_dl, the agents' lttng_jul,
+ * lttng_python, ...). Also -EINVAL (NULL argument, unknown type, bad flags, field names as
+ * above), -E2BIG, -ENAMETOOLONG (see the limits above), -ENOMEM, -ECANCELED after palev_fini().
+ * On failure *event (when event is not NULL) is a handle that is never enabled, so a host that
+ * ignores the error writes nothing and never crashes. Thread-safe. */
 PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t level,
                                  uint64_t keywords, const palev_field *fields, size_t count,
                                  palev_event **event);
@@ -358,7 +386,8 @@ PALEV_API palev_event *palev_event_lookup(const char *provider, const char *name
  * grows by that much per round (docs/dynamic-events.md).
  * Returns 0; -ENOENT when the provider has no dynamic event (never defined, or undefined
  * already); -EINVAL for a NULL provider or a name that is not [A-Za-z_][A-Za-z0-9_]*; -EBUSY
- * for "Paleventing" or a generated provider's name (not dynamic: never removed); -ECANCELED
+ * for "Paleventing", a name beginning with "lttng_" or a generated provider's name (not
+ * dynamic: never removed); -ECANCELED
  * after palev_fini(). Takes the definitions' mutex; never call it from a probe or a write.
  * Thread-safe. */
 PALEV_API int palev_event_undefine_provider(const char *provider);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Dynamic events: the registry (lock-free lookup), LTTng-UST registration, define calls. */
+/* Dynamic events: the registry (lock-free lookup), LTTng-UST registration, define and undefine
+ * calls. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -7,7 +8,8 @@
 #include <string.h>
 
 /* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
- * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+ * LGPL section 5), not liburcu's exported wrappers: nothing here needs a liburcu library (only
+ * code.c's live set links liburcu-bp and liburcu-cds). */
 #define _LGPL_SOURCE
 #include <urcu/pointer.h>
 #include <urcu/system.h>
@@ -28,12 +30,17 @@ struct probe_rec {
     struct palev__probe p;      /* last: its events and call sites follow it */
 };
 
+/* Two locks. define_lock serialises define and undefine calls, LTTng-UST calls included (an
+ * undefine waits for a grace period); lock guards the table and the lists, and is never held
+ * while calling into LTTng-UST, so a fork handler that cannot wait for LTTng-UST's locks can
+ * still take it (fork.c). Order: define_lock, lock, then the providers' registry. */
 static struct {
+    pthread_mutex_t define_lock;
     pthread_mutex_t lock;
     struct table *table;        /* RCU-published (registry below) */
-    int ust_state;              /* 0 not looked up yet, 1 found, -1 absent */
+    int ust_state;              /* UST_* (atomic: ust_find()) */
     struct probe_rec *live, *gone;
-} reg = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
+} reg = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, NULL };
 
 /* The handle a failed definition gives: never enabled, no field. */
 static struct palev_event event_off;
@@ -41,7 +48,7 @@ static struct palev_event event_off;
 /* What an undefined event's slot holds: a name length no lookup has, so probing steps over it. */
 static struct palev_event event_gone = { .name_len = SIZE_MAX };
 
-/* liblttng-ust's unregistration, looked up with the registration (ust_ready()). */
+/* liblttng-ust's unregistration, looked up with the registration (ust_find()). */
 static struct {
     void (*probe_unregister)(struct lttng_ust_registered_probe *);
     int (*module_unregister)(struct lttng_ust_tracepoint *const *start);
@@ -220,39 +227,20 @@ static void *sym(void *lib, const char *name, int *missing)
     return p;
 }
 
-/* Once, under the lock: liblttng-ust is in the process only if a probe provider brought it
- * (libPaleventing-lttng.so, loaded at start unless PALEV_LTTNG=0). */
-static int ust_ready(void)
-{
-    void *ust, *tp;
-    int missing = 0;
+/* Where liblttng-ust stands: not looked for yet, being looked for, found, absent. */
+enum { UST_UNKNOWN, UST_LOOKING, UST_FOUND, UST_ABSENT };
 
-    if (reg.ust_state)
-        return reg.ust_state > 0;
-    ust = dlopen("liblttng-ust.so.1", RTLD_NOW | RTLD_NOLOAD);
-    tp = dlopen("liblttng-ust-tracepoint.so.1", RTLD_NOW | RTLD_NOLOAD);
-    *(void **)&palev__ust.probe_register = sym(ust, "lttng_ust_probe_register", &missing);
-    *(void **)&palev__ust.module_register =
-        sym(tp, "lttng_ust_tracepoint_module_register", &missing);
-    *(void **)&palev__ust.rcu_read_lock = sym(tp, "lttng_ust_tp_rcu_read_lock", &missing);
-    *(void **)&palev__ust.rcu_read_unlock = sym(tp, "lttng_ust_tp_rcu_read_unlock", &missing);
-    *(void **)&palev__ust.rcu_dereference = sym(tp, "lttng_ust_tp_rcu_dereference_sym", &missing);
-    *(void **)&ust_gone.probe_unregister = sym(ust, "lttng_ust_probe_unregister", &missing);
-    *(void **)&ust_gone.module_unregister =
-        sym(tp, "lttng_ust_tracepoint_module_unregister", &missing);
-    reg.ust_state = missing ? -1 : 1;
-    return !missing;
-}
-
-/* Probe first, then the call sites: once both are in, LTTng-UST syncs the sessions' enablers
- * and a session already recording a matching wildcard connects the probe at once. While a
- * session is active, each lttng_ust_probe_register() walks every event of every probe of the
- * process (and each new event costs a round trip with the session daemon): one call per
- * provider and define call, not per event. */
+/* Under the define lock. Probe first, then the call sites: once both are in, LTTng-UST syncs
+ * the sessions' enablers and a session already recording a matching wildcard connects the probe
+ * at once. While a session is active, each lttng_ust_probe_register() walks every event of
+ * every probe of the process (and each new event costs a round trip with the session daemon):
+ * one call per provider and define call, not per event. Before liblttng-ust is found the probe
+ * waits, unregistered: ust_find() registers it then. */
 static void ust_register(struct palev__probe *p)
 {
-    if (!ust_ready())
+    if (p->tried || __atomic_load_n(&reg.ust_state, __ATOMIC_ACQUIRE) != UST_FOUND)
         return;
+    p->tried = 1;
     p->reg = palev__ust.probe_register(&p->desc);
     if (!p->reg) {
         palev__debug("provider %s: lttng_ust_probe_register of %u events failed: not recorded",
@@ -264,13 +252,63 @@ static void ust_register(struct palev__probe *p)
                      "not recorded", p->desc.provider_name, p->desc.nr_events);
 }
 
+/* liblttng-ust is in the process only if a probe provider brought it (libPaleventing-lttng.so,
+ * loaded at start unless PALEV_LTTNG=0; later with PALEV_LOAD=background). Looked for by one
+ * thread at a time holding none of the library's locks: dlopen and dlsym take the dynamic
+ * loader's lock, which a thread loading a probe provider holds while it may need the define
+ * lock (palev__dyn_ust_loaded()), so no thread may wait for that lock while holding ours. Once
+ * found, the probes defined meanwhile are registered. */
+static void ust_find(void)
+{
+    int expect = UST_UNKNOWN, missing = 0;
+    void *ust, *tp;
+
+    if (!__atomic_compare_exchange_n(&reg.ust_state, &expect, UST_LOOKING, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;
+    ust = dlopen("liblttng-ust.so.1", RTLD_NOW | RTLD_NOLOAD);
+    tp = dlopen("liblttng-ust-tracepoint.so.1", RTLD_NOW | RTLD_NOLOAD);
+    *(void **)&palev__ust.probe_register = sym(ust, "lttng_ust_probe_register", &missing);
+    *(void **)&palev__ust.module_register =
+        sym(tp, "lttng_ust_tracepoint_module_register", &missing);
+    *(void **)&palev__ust.rcu_read_lock = sym(tp, "lttng_ust_tp_rcu_read_lock", &missing);
+    *(void **)&palev__ust.rcu_read_unlock = sym(tp, "lttng_ust_tp_rcu_read_unlock", &missing);
+    *(void **)&palev__ust.rcu_dereference = sym(tp, "lttng_ust_tp_rcu_dereference_sym", &missing);
+    *(void **)&ust_gone.probe_unregister = sym(ust, "lttng_ust_probe_unregister", &missing);
+    *(void **)&ust_gone.module_unregister =
+        sym(tp, "lttng_ust_tracepoint_module_unregister", &missing);
+    __atomic_store_n(&reg.ust_state, missing ? UST_ABSENT : UST_FOUND, __ATOMIC_RELEASE);
+    if (missing)
+        return;
+    pthread_mutex_lock(&reg.define_lock);
+    for (struct probe_rec *r = reg.live; r; r = r->next)
+        ust_register(&r->p);
+    pthread_mutex_unlock(&reg.define_lock);
+}
+
+/* A probe provider has just been loaded (provider.c), perhaps bringing liblttng-ust: if it was
+ * absent, look again. */
+void palev__dyn_ust_loaded(void)
+{
+    int expect = UST_ABSENT;
+
+    __atomic_compare_exchange_n(&reg.ust_state, &expect, UST_UNKNOWN, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    ust_find();
+}
+
 /* ---- define --------------------------------------------------------------------------- */
 
+/* Not a dynamic provider's name: LTTng's namespace, the library's own provider, or a
+ * generated provider registered in this process. */
 static int check_provider(const char *provider)
 {
-    if (strcmp(provider, "Paleventing") == 0 || palev__provider_known(provider)) {
-        palev__debug("event not defined: provider=\"%s\", reason=\"the name of a generated "
-                     "provider\"", provider);
+    const char *why = palev__provider_reserved(provider);
+
+    if (!why && (strcmp(provider, PALEV__OWN_PROVIDER) == 0 || palev__provider_known(provider)))
+        why = "the name of a generated provider";
+    if (why) {
+        palev__debug("event not defined: provider=\"%s\", reason=\"%s\"", provider, why);
         return -EBUSY;
     }
     return 0;
@@ -293,13 +331,14 @@ static int by_names(const void *a, const void *b)
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-/* A define call: its definitions that passed palev__dyn_check() (sorted), and every definition's
- * result. */
+/* A define call: its definitions that passed palev__dyn_check() (sorted), every definition's
+ * result, and the probes of its new events until they are published. */
 struct batch {
     palev_event **events;
     int *res;
     struct item *items;
     size_t n;
+    struct probe_rec *pending;
 };
 
 static void fail_items(struct batch *b, size_t from, size_t to, int err)
@@ -362,8 +401,9 @@ static int define_one(const palev_event_def *d, struct palev__probe *p,
     return 0;
 }
 
-/* Under the lock: items [from, to), all of one provider. Existing events are handed out, new
- * ones registered with LTTng as one probe, then published for lookup. */
+/* Under both locks: items [from, to), all of one provider. Existing events are handed out, new
+ * ones built as one probe, put on the batch's pending list for define_all() to register with
+ * LTTng-UST and then publish. */
 static void define_provider(struct batch *b, size_t from, size_t to)
 {
     const char *provider = b->items[from].def->provider;
@@ -388,11 +428,23 @@ static void define_provider(struct batch *b, size_t from, size_t to)
         free(p ? rec_of(p) : NULL);
         return;
     }
-    ust_register(p);
-    for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_put(reg.table, event_at(p, i));
-    rec_of(p)->next = reg.live;
-    reg.live = rec_of(p);
+    rec_of(p)->next = b->pending;
+    b->pending = rec_of(p);
+}
+
+/* Under both locks: the pending probes' events published for lookup (registered with LTTng-UST
+ * first, so a handle found by name is already connected to the sessions), their probes live. */
+static void publish(struct batch *b)
+{
+    struct probe_rec *r, *next;
+
+    for (r = b->pending; r; r = next) {
+        next = r->next;
+        for (unsigned i = 0; i < r->p.desc.nr_events; i++)
+            table_put(reg.table, event_at(&r->p, i));
+        r->next = reg.live;
+        reg.live = r;
+    }
 }
 
 static void define_locked(struct batch *b)
@@ -412,10 +464,13 @@ static void define_locked(struct batch *b)
     }
 }
 
-/* Every definition checked alone, the valid ones sorted and defined under the lock. */
+/* Every definition checked alone, the valid ones sorted and defined under the locks; the new
+ * probes registered with LTTng-UST under the define lock alone (the table has room for them,
+ * and no other call can change it before they are published). */
 static void define_all(const palev_event_def *defs, size_t count, struct batch *b)
 {
     b->n = 0;
+    b->pending = NULL;
     for (size_t i = 0; i < count; i++) {
         b->events[i] = &event_off;
         if ((b->res[i] = palev__dyn_check(&defs[i])) == 0)
@@ -424,9 +479,18 @@ static void define_all(const palev_event_def *defs, size_t count, struct batch *
     if (!b->n)
         return;
     qsort(b->items, b->n, sizeof(b->items[0]), by_names);
+    palev__fork_init();
+    ust_find();
+    pthread_mutex_lock(&reg.define_lock);
     pthread_mutex_lock(&reg.lock);
     define_locked(b);
     pthread_mutex_unlock(&reg.lock);
+    for (struct probe_rec *r = b->pending; r; r = r->next)
+        ust_register(&r->p);
+    pthread_mutex_lock(&reg.lock);
+    publish(b);
+    pthread_mutex_unlock(&reg.lock);
+    pthread_mutex_unlock(&reg.define_lock);
     for (size_t i = 0; i < count; i++)
         if (b->res[i])
             b->events[i] = &event_off;
@@ -440,7 +504,7 @@ PALEV_API int palev_event_define_many(const palev_event_def *defs, size_t count,
 {
     struct item stack_items[STACK_DEFS];
     int stack_res[STACK_DEFS];
-    struct batch b = { events, stack_res, stack_items, 0 };
+    struct batch b = { events, stack_res, stack_items, 0, NULL };
     void *heap = NULL;
     int ret = 0;
 
@@ -481,14 +545,12 @@ PALEV_API int palev_event_define(const char *provider, const char *name, uint8_t
 
 /* ---- undefine ------------------------------------------------------------------------- */
 
-/* Under the lock: one probe's events out of the registry and out of LTTng. The call sites go
- * first (LTTng-UST sets their state to 0 and their probe lists to NULL), then the probe:
+/* Under the define lock: one probe's events out of LTTng. The call sites go first (LTTng-UST
+ * sets their state to 0 and their probe lists to NULL), then the probe:
  * lttng_ust_probe_unregister() waits for a grace period of the tracepoint RCU that the write
  * path reads under, so no probe of these events runs once it returns. Their memory is kept. */
-static void undefine_probe(struct palev__probe *p)
+static void unregister_probe(struct palev__probe *p)
 {
-    for (unsigned i = 0; i < p->desc.nr_events; i++)
-        table_remove(reg.table, event_at(p, i));
     if (p->reg) {
         ust_gone.module_unregister(p->tps);
         ust_gone.probe_unregister(p->reg);
@@ -500,7 +562,8 @@ static void undefine_probe(struct palev__probe *p)
     }
 }
 
-/* Under the lock: every live probe of `provider` undefined and moved to the gone list. */
+/* Under both locks: every live probe of `provider` out of the lookup table and moved to the
+ * gone list (first on it, for palev_event_undefine_provider() to unregister). */
 static int undefine_locked(const char *provider)
 {
     struct probe_rec **at = &reg.live, *r;
@@ -513,7 +576,8 @@ static int undefine_locked(const char *provider)
             at = &r->next;
             continue;
         }
-        undefine_probe(&r->p);
+        for (unsigned i = 0; i < r->p.desc.nr_events; i++)
+            table_remove(reg.table, event_at(&r->p, i));
         *at = r->next;
         r->next = reg.gone;
         reg.gone = r;
@@ -524,14 +588,54 @@ static int undefine_locked(const char *provider)
 
 PALEV_API int palev_event_undefine_provider(const char *provider)
 {
+    struct probe_rec *old;
     int ret = palev__dyn_check_provider(provider);
 
     if (ret == 0)
         ret = check_provider(provider);
     if (ret)
         return ret;
+    pthread_mutex_lock(&reg.define_lock);
+    old = reg.gone;
     pthread_mutex_lock(&reg.lock);
     ret = undefine_locked(provider);
     pthread_mutex_unlock(&reg.lock);
+    for (struct probe_rec *r = reg.gone; r != old; r = r->next)
+        unregister_probe(&r->p);
+    pthread_mutex_unlock(&reg.define_lock);
     return ret;
+}
+
+/* ---- fork (fork.c) -------------------------------------------------------------------- */
+
+/* The define lock only when the handler may wait for LTTng-UST: its holder may be inside it. */
+void palev__dyn_fork_prepare(int ours)
+{
+    if (ours)
+        pthread_mutex_lock(&reg.define_lock);
+    pthread_mutex_lock(&reg.lock);
+}
+
+void palev__dyn_fork_parent(int ours)
+{
+    pthread_mutex_unlock(&reg.lock);
+    if (ours)
+        pthread_mutex_unlock(&reg.define_lock);
+}
+
+/* Not ours: another thread may have held the define lock in the middle of an LTTng-UST call.
+ * The registry is whole (its lock was taken); only that call's registration, half made or
+ * half undone in LTTng-UST, stays as it was in the child. */
+void palev__dyn_fork_child(int ours)
+{
+    int expect = UST_LOOKING;
+
+    /* Forked while another thread looked liblttng-ust up: look again. */
+    __atomic_compare_exchange_n(&reg.ust_state, &expect, UST_UNKNOWN, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&reg.lock);
+    if (ours)
+        pthread_mutex_unlock(&reg.define_lock);
+    else
+        pthread_mutex_init(&reg.define_lock, NULL);
 }

@@ -71,7 +71,8 @@ extern struct palev__ust_api palev__ust;
  * define call, each with its call site. Kept for the life of the process, like its events. */
 struct palev__probe {
     struct lttng_ust_probe_desc desc;
-    struct lttng_ust_registered_probe *reg;
+    struct lttng_ust_registered_probe *reg;         /* NULL: not registered (yet, or failed) */
+    int tried;                                      /* registration attempted */
     const struct lttng_ust_event_desc **events;     /* desc.nr_events */
     struct lttng_ust_tracepoint **tps;              /* the same events' call sites */
 };

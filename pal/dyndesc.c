@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Dynamic events: checking a definition, and building the LTTng-UST descriptors of its event. */
+/* Dynamic events: checking a definition (and the provider names no provider may take), and
+ * building the LTTng-UST descriptors of its event. */
 #include <errno.h>
 #include <float.h>
 #include <stdio.h>
@@ -62,6 +63,16 @@ static int check_names(const char *provider, const char *name)
     return 0;
 }
 
+/* LTTng-UST's own providers (lttng_ust_statedump, lttng_ust_lib, lttng_ust_dl, lttng_ust_tracef,
+ * lttng_ust_tracelog, lttng_ust_libc, lttng_ust_pthread, lttng_ust_cyg_profile...) and its
+ * agents' (lttng_jul, lttng_log4j, lttng_log4j2, lttng_python) all begin with "lttng_": a
+ * provider of ours named so would forge the tracer's events, which tools trust (the statedump
+ * names every loaded module). Generated providers (provider.c) obey the same rule. */
+const char *palev__provider_reserved(const char *name)
+{
+    return strncmp(name, "lttng_", 6) == 0 ? "LTTng's own namespace (lttng_*)" : NULL;
+}
+
 int palev__dyn_check_provider(const char *provider)
 {
     if (!ident_ok(provider)) {
@@ -86,19 +97,45 @@ static int check_field(const palev_field *f)
     return (f->flags & ~t->flags_ok) ? -EINVAL : 0;
 }
 
-/* Does `name` collide with a field before index i, or with the hidden "_<f>_length" field LTTng
- * records before an integer array? */
-static int name_taken(const palev_field *fields, size_t i, const char *name)
+/* Is field f recorded as an LTTng sequence, after a hidden "_<name>_length" field? */
+static int is_sequence(const palev_field *f)
 {
-    for (size_t k = 0; k < i; k++) {
-        size_t len = strlen(fields[k].name);
-        int seq = types[fields[k].type].wk == PALEV__WK_SEQ ||
-                  ((fields[k].flags & K_ARRAY) && types[fields[k].type].wk == PALEV__WK_INT);
+    const struct type_info *t = &types[f->type];
 
-        if (strcmp(fields[k].name, name) == 0)
-            return 1;
-        if (seq && name[0] == '_' && strncmp(name + 1, fields[k].name, len) == 0 &&
-            strcmp(name + 1 + len, "_length") == 0)
+    return t->wk == PALEV__WK_SEQ || ((f->flags & K_ARRAY) && t->wk == PALEV__WK_INT);
+}
+
+/* LTTng writes each field name into the trace's metadata with a leading '_', which readers
+ * strip, and babeltrace2 then refuses an event whose names meet that way (a field "_x" before a
+ * field "x", "x_length" beside the array "x" whose length field is "_x_length"): the whole
+ * trace becomes unreadable. So names are compared as readers may see them, without any
+ * leading '_', the hidden length fields among them; equal there, they are refused. */
+static const char *bare(const char *name)
+{
+    return name + strspn(name, "_");
+}
+
+/* Is `a` (bare) the bare name of the hidden length field of sequence `seq`? */
+static int is_length_of(const char *a, const char *seq)
+{
+    const char *s = bare(seq);
+    size_t len = strlen(s);
+
+    if (len == 0)       /* "_" or "__": its length field "___length" is "length" bare */
+        return strcmp(a, "length") == 0;
+    return strncmp(a, s, len) == 0 && strcmp(a + len, "_length") == 0;
+}
+
+/* Does field i meet a field before it, or the hidden length field of either? */
+static int name_taken(const palev_field *fields, size_t i)
+{
+    const char *a = bare(fields[i].name);
+
+    for (size_t k = 0; k < i; k++) {
+        const char *b = bare(fields[k].name);
+
+        if (strcmp(a, b) == 0 || (is_sequence(&fields[k]) && is_length_of(a, fields[k].name)) ||
+            (is_sequence(&fields[i]) && is_length_of(b, fields[i].name)))
             return 1;
     }
     return 0;
@@ -120,8 +157,10 @@ static int check_fields(const palev_field *fields, size_t count)
                                                          : "name too long");
             return ret;
         }
-        if (name_taken(fields, i, fields[i].name)) {
-            palev__debug("event not defined: field \"%s\" defined twice", fields[i].name);
+        if (name_taken(fields, i)) {
+            palev__debug("event not defined: field %zu \"%s\" meets another field's name once "
+                         "leading '_' are removed, or an array's hidden \"_<array>_length\" "
+                         "field", i, fields[i].name);
             return -EINVAL;
         }
     }
@@ -172,8 +211,7 @@ static void plan(struct layout *l, const char *provider, const char *name,
     *nuf = count;
     for (size_t i = 0; i < count; i++) {
         names += 2 * strlen(fields[i].name) + sizeof("__length") + 1;
-        *nuf += types[fields[i].type].wk == PALEV__WK_SEQ ||
-                ((fields[i].flags & K_ARRAY) && types[fields[i].type].wk == PALEV__WK_INT);
+        *nuf += is_sequence(&fields[i]);
     }
     l->fields = align_up(sizeof(struct palev_event));
     l->ufields = l->fields + align_up(count * sizeof(struct palev__dfield));

@@ -15,6 +15,7 @@ static int parse_name_filter(struct palev__config *cfg, const char *value);
 static int parse_perfmap(struct palev__config *cfg, const char *value);
 static int parse_perfmap_dir(struct palev__config *cfg, const char *value);
 static int parse_fork_hooks(struct palev__config *cfg, const char *value);
+static int parse_load(struct palev__config *cfg, const char *value);
 static int parse_stack(struct palev__config *cfg, const char *value);
 static int parse_stack_depth(struct palev__config *cfg, const char *value);
 
@@ -31,6 +32,7 @@ static const struct env_var {
     { "PALEV_PERFMAP", parse_perfmap },
     { "PALEV_PERFMAP_DIR", parse_perfmap_dir },
     { "PALEV_FORK_HOOKS", parse_fork_hooks },
+    { "PALEV_LOAD", parse_load },
     { "PALEV_STACK", parse_stack },
     { "PALEV_STACK_DEPTH", parse_stack_depth },
 };
@@ -47,6 +49,15 @@ static int parse_fork_hooks(struct palev__config *cfg, const char *value)
 {
     if (value && strcmp(value, "0") == 0)
         cfg->fork_hooks = 0;
+    return 0;
+}
+
+/* "background": probe providers (and liblttng-ust with them) loaded on a thread of the library,
+ * off the host's start-up; anything else loads them at registration. */
+static int parse_load(struct palev__config *cfg, const char *value)
+{
+    if (value && strcmp(value, "background") == 0)
+        cfg->load_background = 1;
     return 0;
 }
 

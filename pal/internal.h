@@ -67,7 +67,8 @@ struct palev__config {
     struct palev__filter name_filter;       /* PALEV_EVENTNAME_FILTER */
     int perfmap;                /* PALEV_PERFMAP: PALEV__PERFMAP_* bits, 0 when off */
     char *perfmap_dir;          /* PALEV_PERFMAP_DIR, or NULL for PALEV__JITDUMP_DIR */
-    int fork_hooks;             /* register liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
+    int fork_hooks;             /* call liblttng-ust's fork hooks (PALEV_FORK_HOOKS not "0") */
+    int load_background;        /* PALEV_LOAD=background: probe providers loaded by a thread */
     int stack;                  /* PALEV_STACK: PALEV__STACK_FP (default) or PALEV__STACK_UNWIND */
     size_t stack_depth;         /* PALEV_STACK_DEPTH: frames per Stack event */
 };
@@ -303,6 +304,11 @@ static inline const void *palev__read_ptr(const unsigned char *p)
 }
 
 
+/* The library's own provider (EventSource, ProviderStatus, code and stack events). */
+#define PALEV__OWN_PROVIDER "Paleventing"
+/* dyndesc.c: why no provider, dynamic or generated, may be named `name` (LTTng's own
+ * namespace), or NULL. */
+const char *palev__provider_reserved(const char *name);
 /* provider.c: is `name` the name of a generated provider registered in this process? Has
  * palev_fini() been called? */
 int palev__provider_known(const char *name);
@@ -312,8 +318,40 @@ void palev__registry_finish(void);
 /* perfmap.c, at unload (lifecycle.c): end the jitdump with CODE_CLOSE if one is open. */
 void palev__perfmap_stop(void);
 
-/* ust.c: once liblttng-ust is loaded, register its fork hooks with pthread_atfork() and keep
- * the tracepoints usable while the process exits. */
+/* ust.c: once liblttng-ust is loaded, reach its fork hooks (fork.c calls them) and keep the
+ * tracepoints usable while the process exits. */
 void palev__ust_loaded(void);
+/* lttng_ust_before_fork() when liblttng-ust is loaded and its hooks are ours to call: 1 when it
+ * was called (then one of the two others must follow in the same thread), else 0. */
+int palev__ust_before_fork(void);
+void palev__ust_after_fork_parent(void);
+void palev__ust_after_fork_child(void);
+
+/* dynamic.c: liblttng-ust has just been loaded: register the dynamic events defined before. */
+void palev__dyn_ust_loaded(void);
+
+/* ---- fork.c: every lock of the library across fork() ------------------------------------- */
+
+/* Register the fork handler (once; every entry point that may take a lock calls it first). */
+void palev__fork_init(void);
+/* 1 when the library calls liblttng-ust's fork hooks itself (not PALEV_FORK_HOOKS=0, no
+ * liblttng-ust-fork.so preloaded): its handler may then wait for what needs LTTng-UST's locks. */
+int palev__fork_hooks_ours(void);
+
+/* Each module's part of the handler. `ours`: palev__fork_hooks_ours(). provider.c: wait until no
+ * other thread loads a probe provider (registry lock not kept); take the registry lock, or,
+ * `ours`, return -EAGAIN with nothing held when a load began meanwhile. */
+void palev__registry_fork_wait(void);
+int palev__registry_fork_prepare(int ours);
+void palev__registry_fork_parent(void);
+void palev__registry_fork_child(int ours);
+/* dynamic.c: the define lock (only when `ours`), then the registry lock. */
+void palev__dyn_fork_prepare(int ours);
+void palev__dyn_fork_parent(int ours);
+void palev__dyn_fork_child(int ours);
+/* verdict.c: the cache's lock. */
+void palev__verdict_fork_prepare(void);
+void palev__verdict_fork_parent(void);
+void palev__verdict_fork_child(void);
 
 #endif /* PALEV_INTERNAL_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Life cycle, error strings, and loading each registered probe provider exactly once. */
+/* Registration of generated providers: each one's probe provider searched for and loaded at
+ * most once, what became of it recorded (Paleventing:ProviderStatus, PALEV_DEBUG). */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -7,39 +8,48 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "Paleventing-events.h"
 
 #define PROVIDER_NAME_MAX 255
-/* Status of a registry entry whose probe provider one thread is loading right now. */
+/* Status of a registry entry whose probe provider one thread is loading right now, and of one
+ * waiting for the background loader (PALEV_LOAD=background). */
 #define LOADING 1
+#define QUEUED 2
 
-/* One per provider name ever registered: the outcome of its only load attempt. */
+/* One per provider name ever registered: the outcome of its only load attempt, and what that
+ * attempt needs from the descriptor (copied: the background loader runs after registration
+ * returned, and a descriptor may be gone by then). */
 struct entry {
     struct entry *next;
-    int status;             /* LOADING, 0 or a negative errno */
+    int status;             /* QUEUED, LOADING, 0 or a negative errno */
     pthread_t loader;       /* the thread loading it, while LOADING */
-    char *reason;           /* "from PATH", or why not and where it looked; NULL if no memory */
+    const char *reason;     /* "from PATH", or why not and where it looked; NULL if no memory */
     int reported;           /* recorded as Paleventing:ProviderStatus */
+    const void *where;      /* the descriptor's address, only for dladdr: its module's directory */
+    const char *layout;     /* the descriptor's layout (copied after the name), or NULL */
     char name[];
 };
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t loaded;  /* broadcast when an entry leaves LOADING */
+    pthread_cond_t loaded;  /* broadcast when an entry leaves QUEUED or LOADING */
     struct entry *entries;  /* in registration order */
     struct entry **tail;
     int finished;
-} registry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &registry.entries, 0 };
+    int loader_running;     /* the background loader thread exists */
+    pthread_t loader;       /* that thread */
+} registry = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, &registry.entries, 0,
+               0, 0 };
 
-/* The library's own provider: once it is loaded, ProviderStatus events can be recorded. */
-#define OWN_PROVIDER "Paleventing"
 /* The places tried for one provider and why each failed, for one debug line and one event. */
 #define TRIED_MAX 2048
 struct tried {
@@ -107,6 +117,11 @@ static int validate(const palev_provider *p)
                      p->name ? p->name : "(null)");
         return -EINVAL;
     }
+    if (palev__provider_reserved(p->name)) {
+        palev__debug("invalid provider: name=\"%s\", reason=\"%s\"", p->name,
+                     palev__provider_reserved(p->name));
+        return -EINVAL;
+    }
     return 0;
 }
 
@@ -114,11 +129,6 @@ static int validate(const palev_provider *p)
 
 #define ELF_CLASS (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)
 
-/* What dlopen cannot survive, found before it opens the file: something else than a regular
- * file (opening a FIFO nobody writes blocks forever), or a shared object cut short (the loader
- * maps its segments without checking that the file holds them, and the first touch of a page
- * past the end raises SIGBUS in the host). Anything else is left to dlopen, which refuses bad
- * files cleanly. NULL when nothing is wrong. */
 /* Does the file hold `text`? Read in blocks that overlap by the text's length. */
 static int file_holds(int fd, const char *text)
 {
@@ -151,6 +161,12 @@ static const char *expected_layout(const palev_provider *p)
     return p->layout;
 }
 
+/* What dlopen cannot survive, found before it opens the file: something else than a regular
+ * file (opening a FIFO nobody writes blocks forever), or a shared object cut short (the loader
+ * maps its segments without checking that the file holds them, and the first touch of a page
+ * past the end raises SIGBUS in the host); and a probe provider of another version of the
+ * manifest. Anything else is left to dlopen, which refuses bad files cleanly. NULL when nothing
+ * is wrong. */
 static const char *unloadable(const char *path, const char *layout)
 {
     struct stat st;
@@ -230,9 +246,9 @@ static const char *dl_reason(const char *path)
 }
 
 /* RTLD_NODELETE and no dlclose: call sites keep pointers into the probe provider forever. */
-static int try_load(const palev_provider *provider, const char *path, struct tried *t)
+static int try_load(const struct entry *e, const char *path, struct tried *t)
 {
-    const char *name = provider->name, *layout = expected_layout(provider);
+    const char *name = e->name, *layout = e->layout;
     const char *reason = strchr(path, '/') ? unloadable(path, layout) : NULL;
     void *handle;
 
@@ -243,22 +259,22 @@ static int try_load(const palev_provider *provider, const char *path, struct tri
     if ((handle = dlopen(path, RTLD_NOW | RTLD_NODELETE))) {
         check_loaded_layout(handle, name, path, layout);
         palev__ust_loaded();
+        palev__dyn_ust_loaded();
         return 0;
     }
     note_tried(t, strchr(path, '/') ? path : "the default search path", dl_reason(path));
     return -ENOENT;
 }
 
-static int try_dir(const palev_provider *provider, const char *dir, char path[PATH_MAX],
-                   struct tried *t)
+static int try_dir(const struct entry *e, const char *dir, char path[PATH_MAX], struct tried *t)
 {
-    int n = snprintf(path, PATH_MAX, "%s/lib%s-lttng.so", dir, provider->name);
+    int n = snprintf(path, PATH_MAX, "%s/lib%s-lttng.so", dir, e->name);
 
     if (n < 0 || n >= PATH_MAX) {
         note_tried(t, dir, "path too long");
         return -ENOENT;
     }
-    return try_load(provider, path, t);
+    return try_load(e, path, t);
 }
 
 /* Cut `path` to the directory of the file it names ("/" for "/f"); -ENOENT without a slash. */
@@ -273,7 +289,7 @@ static int dir_of(char *path)
 }
 
 /* The directory of the executable, so a host finds the providers installed next to it. */
-static int exe_dir(char dir[PATH_MAX], const palev_provider *provider)
+static int exe_dir(char dir[PATH_MAX], const struct entry *e)
 {
     ssize_t n = readlink("/proc/self/exe", dir, PATH_MAX - 1);
 
@@ -282,7 +298,7 @@ static int exe_dir(char dir[PATH_MAX], const palev_provider *provider)
                      strerror(errno));
         return -errno;
     }
-    (void)provider;
+    (void)e;
     dir[n] = '\0';
     return dir_of(dir);
 }
@@ -308,18 +324,19 @@ static int module_dir(char dir[PATH_MAX], const void *addr, const char *what, in
 
 /* The directory of the module that registered the provider (its P-events.c and so the
  * descriptor live there): a plugin the host dlopens finds the probe provider built beside it.
- * Nothing to say when the descriptor is in no module (built at run time, on the heap). */
-static int registrant_dir(char dir[PATH_MAX], const palev_provider *provider)
+ * Nothing to say when the descriptor is in no module (built at run time, on the heap or the
+ * stack, or in a module unloaded before a background load). */
+static int registrant_dir(char dir[PATH_MAX], const struct entry *e)
 {
-    return module_dir(dir, provider, "the registering module", 0);
+    return module_dir(dir, e->where, "the registering module", 0);
 }
 
 /* The directory libpaleventing was loaded from, so providers installed beside the library (its
  * own libPaleventing-lttng.so first) are found whatever the executable and its rpath. realpath:
  * the loader may have recorded a relative or symlinked name. */
-static int lib_dir(char dir[PATH_MAX], const palev_provider *provider)
+static int lib_dir(char dir[PATH_MAX], const struct entry *e)
 {
-    (void)provider;
+    (void)e;
     return module_dir(dir, (const void *)palev_provider_register, "libpaleventing", 1);
 }
 
@@ -332,7 +349,7 @@ static int seen_before(char (*dirs)[PATH_MAX], size_t n)
 }
 
 /* The directories searched after PALEV_PROVIDER_PATH, in order. */
-static int (*const dir_steps[])(char dir[PATH_MAX], const palev_provider *provider) = {
+static int (*const dir_steps[])(char dir[PATH_MAX], const struct entry *e) = {
     exe_dir, registrant_dir, lib_dir,
 };
 #define DIR_STEPS (sizeof(dir_steps) / sizeof(dir_steps[0]))
@@ -341,22 +358,22 @@ static int (*const dir_steps[])(char dir[PATH_MAX], const palev_provider *provid
  * that registered the provider, libpaleventing's directory, the default search path. A directory
  * found twice (the library linked statically, or installed beside the executable) is tried once.
  * `path` gets what was loaded; `t` every place tried before, and why it failed. */
-static int search(const struct palev__config *cfg, const palev_provider *provider,
-                  char path[PATH_MAX], struct tried *t)
+static int search(const struct palev__config *cfg, const struct entry *e, char path[PATH_MAX],
+                  struct tried *t)
 {
     char dirs[DIR_STEPS][PATH_MAX];
 
     for (size_t i = 0; i < cfg->path_count; i++)
-        if (try_dir(provider, cfg->path[i], path, t) == 0)
+        if (try_dir(e, cfg->path[i], path, t) == 0)
             return 0;
     for (size_t i = 0; i < DIR_STEPS; i++) {
-        if (dir_steps[i](dirs[i], provider) != 0)
+        if (dir_steps[i](dirs[i], e) != 0)
             dirs[i][0] = '\0';
-        else if (!seen_before(dirs, i) && try_dir(provider, dirs[i], path, t) == 0)
+        else if (!seen_before(dirs, i) && try_dir(e, dirs[i], path, t) == 0)
             return 0;
     }
-    snprintf(path, PATH_MAX, "lib%s-lttng.so", provider->name);
-    return try_load(provider, path, t);
+    snprintf(path, PATH_MAX, "lib%s-lttng.so", e->name);
+    return try_load(e, path, t);
 }
 
 /* The reason a ProviderStatus event gives, on the heap; NULL when out of memory (the event
@@ -381,12 +398,12 @@ static char *status_reason(int ret, const char *name, const char *path, const st
 }
 
 /* One debug line per provider: the outcome and every place tried. */
-static int load(const struct palev__config *cfg, const palev_provider *provider, char **reason)
+static int load(const struct palev__config *cfg, const struct entry *e, const char **reason)
 {
-    const char *name = provider->name;
+    const char *name = e->name;
     char path[PATH_MAX];
     struct tried t = { 0, "" };
-    int ret = search(cfg, provider, path, &t);
+    int ret = search(cfg, e, path, &t);
 
     if (ret == 0)
         palev__debug("loaded provider: name=\"%s\", path=\"%s\"%s%s%s", name, path,
@@ -408,24 +425,28 @@ static struct entry *find(const char *name)
     return NULL;
 }
 
-/* Under the registry lock: a new entry that the calling thread is to load. */
-static int add_entry(const char *name, struct entry **out)
+/* Under the registry lock: a new entry, LOADING by the calling thread or QUEUED for the
+ * background loader. */
+static int add_entry(const palev_provider *p, int status, struct entry **out)
 {
-    size_t len = strlen(name);
+    const char *layout = expected_layout(p);
+    size_t len = strlen(p->name), llen = layout ? strlen(layout) + 1 : 0;
     struct entry *e;
 
     if (registry.finished) {
         palev__debug("provider not loaded: name=\"%s\", reason=\"palev_fini() was called\"",
-                     name);
+                     p->name);
         return -ECANCELED;
     }
-    e = palev__malloc(sizeof(*e) + len + 1);
+    e = palev__malloc(sizeof(*e) + len + 1 + llen);
     if (!e) {
-        palev__debug("provider not loaded: name=\"%s\", reason=\"out of memory\"", name);
+        palev__debug("provider not loaded: name=\"%s\", reason=\"out of memory\"", p->name);
         return -ENOMEM;
     }
-    memcpy(e->name, name, len + 1);
-    e->status = LOADING;
+    memcpy(e->name, p->name, len + 1);
+    e->layout = layout ? memcpy(e->name + len + 1, layout, llen) : NULL;
+    e->where = p;
+    e->status = status;
     e->loader = pthread_self();
     e->reason = NULL;
     e->reported = 0;
@@ -433,59 +454,302 @@ static int add_entry(const char *name, struct entry **out)
     *registry.tail = e;
     registry.tail = &e->next;
     *out = e;
-    return LOADING;
+    return status;
 }
 
-/* Returns LOADING when the caller must load `name` and then call publish(), else the outcome
- * of the one attempt, waiting for it while another thread makes it. The thread making it may
- * come back here from a constructor of the provider it is loading: it must not wait for itself.
- * Entries are never freed, so a waiter's pointer stays valid. */
-static int claim(const char *name, struct entry **out)
+static int busy(const struct entry *e)
+{
+    return e->status == LOADING || e->status == QUEUED;
+}
+
+static int loading_here(const struct entry *e)
+{
+    return e->status == LOADING && pthread_equal(e->loader, pthread_self());
+}
+
+/* Returns LOADING when the caller must load the provider and then call publish(), QUEUED when
+ * the background loader is to, else the outcome of the one attempt: waited for while another
+ * thread makes it, or -EINPROGRESS in the background mode, which never waits. The thread making
+ * it may come back here from a constructor of the provider it is loading: it must not wait for
+ * itself. Entries are never freed, so a waiter's pointer stays valid. */
+static int claim(const palev_provider *p, int background, struct entry **out)
 {
     struct entry *e;
     int ret;
 
     pthread_mutex_lock(&registry.lock);
-    e = find(name);
-    while (e && e->status == LOADING && !pthread_equal(e->loader, pthread_self()))
+    e = find(p->name);
+    while (!background && e && busy(e) && !loading_here(e))
         pthread_cond_wait(&registry.loaded, &registry.lock);
     if (!e) {
-        ret = add_entry(name, out);
-    } else if (e->status == LOADING) {
+        ret = add_entry(p, background ? QUEUED : LOADING, out);
+    } else if (loading_here(e)) {
         palev__debug("provider not loaded: name=\"%s\", reason=\"registered again by the thread "
-                     "loading it\"", name);
+                     "loading it\"", p->name);
         ret = -EDEADLK;
     } else {
-        ret = e->status;
+        ret = busy(e) ? -EINPROGRESS : e->status;
     }
     pthread_mutex_unlock(&registry.lock);
     return ret;
 }
 
-/* Under the registry lock: once the library's own provider is loaded, record the outcome of
- * every provider not recorded yet (whichever was registered first), each once per process. */
-static void record_statuses(void)
+/* Under the registry lock: an outcome to record as ProviderStatus, marked recorded, or NULL.
+ * Only once the library's own provider is loaded (whichever provider was registered first). */
+static struct entry *next_status(void)
 {
-    struct entry *own = find(OWN_PROVIDER);
+    struct entry *own = find(PALEV__OWN_PROVIDER);
 
     if (!own || own->status != 0)
-        return;
+        return NULL;
     for (struct entry *e = registry.entries; e; e = e->next)
-        if (e->status != LOADING && !e->reported) {
-            FireEventProviderStatus(e->name, e->status == 0,
-                                    e->reason ? e->reason : "out of memory");
+        if (!busy(e) && !e->reported) {
             e->reported = 1;
+            return e;
         }
+    return NULL;
 }
 
-static void publish(struct entry *e, int status, char *reason)
+/* Each outcome once per process. Fired outside the lock: an event may take liblttng-ust's
+ * locks, which the fork handler may hold while it waits for this one (fork.c). */
+static void record_statuses(void)
+{
+    struct entry *e;
+
+    for (;;) {
+        pthread_mutex_lock(&registry.lock);
+        e = next_status();
+        pthread_mutex_unlock(&registry.lock);
+        if (!e)
+            return;
+        FireEventProviderStatus(e->name, e->status == 0, e->reason ? e->reason : "out of memory");
+    }
+}
+
+static void publish(struct entry *e, int status, const char *reason)
 {
     pthread_mutex_lock(&registry.lock);
     e->status = status;
     e->reason = reason;
-    record_statuses();
     pthread_cond_broadcast(&registry.loaded);
     pthread_mutex_unlock(&registry.lock);
+    record_statuses();
+}
+
+/* ---- fork ------------------------------------------------------------------------------- */
+
+/* Under the registry lock: is a provider being loaded by another thread, or waiting for the
+ * background loader? */
+static int foreign_load(void)
+{
+    for (struct entry *e = registry.entries; e; e = e->next)
+        if (busy(e) && !loading_here(e))
+            return 1;
+    return 0;
+}
+
+/* A child must not inherit a load another thread was making: it would never finish there. A
+ * fork from a constructor of the provider being loaded (the loading thread itself) goes on. */
+void palev__registry_fork_wait(void)
+{
+    pthread_mutex_lock(&registry.lock);
+    while (foreign_load())
+        pthread_cond_wait(&registry.loaded, &registry.lock);
+    pthread_mutex_unlock(&registry.lock);
+}
+
+int palev__registry_fork_prepare(int ours)
+{
+    pthread_mutex_lock(&registry.lock);
+    if (ours && foreign_load()) {
+        pthread_mutex_unlock(&registry.lock);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+void palev__registry_fork_parent(void)
+{
+    pthread_mutex_unlock(&registry.lock);
+}
+
+/* Only when the fork hooks are not ours can a load of another thread be under way here (and
+ * then there is no background loader): it failed, for this process. The threads that waited on
+ * the condition, and the background loader if it had not exited yet, are gone. */
+void palev__registry_fork_child(int ours)
+{
+    for (struct entry *e = registry.entries; !ours && e; e = e->next)
+        if (busy(e) && !loading_here(e)) {
+            e->status = -ENOENT;
+            e->reason = "the process forked while another thread loaded it";
+        }
+    registry.loader_running = 0;
+    pthread_cond_init(&registry.loaded, NULL);
+    pthread_mutex_unlock(&registry.lock);
+}
+
+/* ---- the background loader (PALEV_LOAD=background) ----------------------------------------- */
+
+/* Loading liblttng-ust is most of a traced host's start-up: its constructor maps its libraries,
+ * reads every loaded module for the statedump, starts its listener threads and waits for the
+ * session daemons to register the process. In the background mode the registering thread only
+ * queues the provider; one thread loads the queue in registration order and exits when it is
+ * empty. Until a provider is loaded its call sites' state is 0: its events are not recorded. */
+static void *loader_main(void *arg)
+{
+    const struct palev__config *cfg = palev__config();
+    const char *reason;
+    struct entry *e;
+    int ret;
+
+    for (;;) {
+        pthread_mutex_lock(&registry.lock);
+        for (e = registry.entries; e && e->status != QUEUED; e = e->next)
+            ;
+        if (!e) {
+            registry.loader_running = 0;
+            pthread_mutex_unlock(&registry.lock);
+            return arg;
+        }
+        e->status = LOADING;
+        e->loader = pthread_self();
+        ret = registry.finished;
+        pthread_mutex_unlock(&registry.lock);
+        if (ret) {
+            palev__debug("provider not loaded: name=\"%s\", reason=\"palev_fini() was called\"",
+                         e->name);
+            publish(e, -ECANCELED, "palev_fini() was called");
+            continue;
+        }
+        ret = load(cfg, e, &reason);
+        publish(e, ret, reason);
+    }
+}
+
+/* Under the registry lock: the loader thread, unless it runs already. It takes no signal of the
+ * host's. Returns 0 or a positive errno from pthread_create. */
+static int start_loader(void)
+{
+    sigset_t all, old;
+    pthread_attr_t attr;
+    int ret;
+
+    if (registry.loader_running)
+        return 0;
+    sigfillset(&all);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    ret = pthread_create(&registry.loader, &attr, loader_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (ret == 0) {
+        pthread_setname_np(registry.loader, "palev-load");
+        registry.loader_running = 1;
+    }
+    return ret;
+}
+
+/* Queued: hand the entry to the loader thread, or load it here if no thread can be started. */
+static int queue(const struct palev__config *cfg, struct entry *e)
+{
+    const char *reason;
+    int ret;
+
+    pthread_mutex_lock(&registry.lock);
+    ret = start_loader();
+    if (ret) {
+        palev__debug("background loading: pthread_create: %s: loading %s now", strerror(ret),
+                     e->name);
+        e->status = LOADING;
+        e->loader = pthread_self();
+    }
+    pthread_mutex_unlock(&registry.lock);
+    if (!ret)
+        return -EINPROGRESS;
+    ret = load(cfg, e, &reason);
+    publish(e, ret, reason);
+    return ret;
+}
+
+/* The background mode asked for, and possible: a fork waits for a load under way only when the
+ * library calls liblttng-ust's fork hooks itself (fork.c); otherwise a child could inherit a
+ * half-loaded liblttng-ust. */
+static int background(const struct palev__config *cfg)
+{
+    static int said;
+
+    if (!cfg->load_background)
+        return 0;
+    if (palev__fork_hooks_ours())
+        return 1;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        palev__debug("PALEV_LOAD=background ignored: liblttng-ust's fork hooks are called by "
+                     "liblttng-ust-fork.so or by the host (PALEV_FORK_HOOKS=0), so a fork "
+                     "could not wait for the load: loading at once");
+    return 0;
+}
+
+PALEV_API int palev_provider_wait(unsigned timeout_ms)
+{
+    struct timespec deadline;
+    int ret = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    pthread_mutex_lock(&registry.lock);
+    if (registry.loader_running && pthread_equal(registry.loader, pthread_self()))
+        ret = -EDEADLK;
+    for (struct entry *e = registry.entries; e && !ret; e = e->next) {
+        if (loading_here(e))
+            ret = -EDEADLK;
+        while (!ret && busy(e))
+            if (pthread_cond_clockwait(&registry.loaded, &registry.lock, CLOCK_MONOTONIC,
+                                       &deadline) == ETIMEDOUT && busy(e))
+                ret = -ETIMEDOUT;
+    }
+    pthread_mutex_unlock(&registry.lock);
+    return ret;
+}
+
+/* ---- the host's ABI --------------------------------------------------------------------- */
+
+/* The PALEV_ABI_VERSION of the headers the descriptor's module was compiled with. */
+static uint32_t abi_of(const palev_provider *p)
+{
+    if (p->struct_size < offsetof(palev_provider, abi_version) + sizeof(p->abi_version))
+        return 1;       /* a descriptor from before the field: the layouts of version 1 */
+    return p->abi_version;
+}
+
+static char *copy(const char *text)
+{
+    size_t len = strlen(text) + 1;
+    char *s = palev__malloc(len);
+
+    return s ? memcpy(s, text, len) : NULL;
+}
+
+/* A module compiled against other headers reads and passes layouts the library does not have:
+ * tracing of its provider stays off. The name is recorded as not loaded (ProviderStatus says
+ * why), so no later registration loads a probe its call sites would connect to. */
+static int refuse_abi(const struct palev__config *cfg, const palev_provider *p)
+{
+    char reason[200];
+    struct entry *e;
+
+    snprintf(reason, sizeof(reason), "compiled with paleventing headers of ABI version %u "
+             "(PALEV_ABI_VERSION), libpaleventing has %u: rebuild it against these headers",
+             (unsigned)abi_of(p), (unsigned)PALEV_ABI_VERSION);
+    palev__debug("provider not loaded: name=\"%s\", reason=\"%s\"", p->name, reason);
+    if (cfg->lttng && claim(p, 0, &e) == LOADING)
+        publish(e, -EPROTO, copy(reason));
+    return -EPROTO;
 }
 
 /* dlopen runs outside the registry lock: the loader's own lock is held by whoever is in a
@@ -494,21 +758,26 @@ PALEV_API int palev_provider_register(const palev_provider *provider)
 {
     const struct palev__config *cfg;
     struct entry *e = NULL;
-    char *reason;
+    const char *reason;
     int ret = validate(provider);
 
     if (ret)
         return ret;
+    palev__fork_init();
     cfg = palev__config();
+    if (abi_of(provider) != PALEV_ABI_VERSION)
+        return refuse_abi(cfg, provider);
     if (!cfg->lttng) {
         palev__debug("provider not loaded: name=\"%s\", reason=\"PALEV_LTTNG=0\"",
                      provider->name);
         return -ECANCELED;
     }
-    ret = claim(provider->name, &e);
+    ret = claim(provider, background(cfg), &e);
+    if (ret == QUEUED)
+        return queue(cfg, e);
     if (ret != LOADING)
         return ret;
-    ret = load(cfg, provider, &reason);
+    ret = load(cfg, e, &reason);
     publish(e, ret, reason);
     return ret;
 }

@@ -10,46 +10,55 @@
 /* The host does not link liblttng-ust, so it cannot call lttng_ust_before_fork() and friends
  * around fork() itself, and without them a child that does not exec records its events under
  * its parent's vpid. Once a provider has loaded liblttng-ust, the hooks are reached through it
- * and registered with pthread_atfork(). Not when liblttng-ust-fork.so is preloaded (it calls
- * them already, from its own fork()), nor with PALEV_FORK_HOOKS=0, for a host that registers
- * them itself: called twice, lttng_ust_before_fork() deadlocks. */
+ * and called by the library's fork handler (fork.c), after it has taken the library's own locks.
+ * Not when liblttng-ust-fork.so is preloaded (it calls them already, from its own fork()), nor
+ * with PALEV_FORK_HOOKS=0, for a host that calls them itself: called twice,
+ * lttng_ust_before_fork() deadlocks. */
 typedef void fork_hook(sigset_t *);
 
-static fork_hook *before, *after_parent, *after_child;
+static struct {
+    fork_hook *before, *after_parent, *after_child;
+} hooks;                        /* set once, before the load that brought liblttng-ust returns */
 static __thread sigset_t saved;
 
-static void on_prepare(void)
+int palev__ust_before_fork(void)
 {
+    fork_hook *before = __atomic_load_n(&hooks.before, __ATOMIC_ACQUIRE);
+
+    if (!before)
+        return 0;
     before(&saved);
+    return 1;
 }
 
-static void on_parent(void)
+void palev__ust_after_fork_parent(void)
 {
-    after_parent(&saved);
+    hooks.after_parent(&saved);
 }
 
-static void on_child(void)
+void palev__ust_after_fork_child(void)
 {
-    after_child(&saved);
+    hooks.after_child(&saved);
 }
 
 static void install_fork_hooks(void *ust)
 {
-    if (!palev__config()->fork_hooks)
-        return;
-    if (dlopen("liblttng-ust-fork.so.1", RTLD_NOW | RTLD_NOLOAD)) {
-        palev__debug("fork hooks: liblttng-ust-fork.so is loaded and calls them");
+    fork_hook *before;
+
+    if (!palev__fork_hooks_ours()) {
+        palev__debug("fork hooks: called by liblttng-ust-fork.so or by the host "
+                     "(PALEV_FORK_HOOKS=0)");
         return;
     }
     before = (fork_hook *)dlsym(ust, "lttng_ust_before_fork");
-    after_parent = (fork_hook *)dlsym(ust, "lttng_ust_after_fork_parent");
-    after_child = (fork_hook *)dlsym(ust, "lttng_ust_after_fork_child");
-    if (!before || !after_parent || !after_child) {
+    hooks.after_parent = (fork_hook *)dlsym(ust, "lttng_ust_after_fork_parent");
+    hooks.after_child = (fork_hook *)dlsym(ust, "lttng_ust_after_fork_child");
+    if (!before || !hooks.after_parent || !hooks.after_child) {
         palev__debug("fork hooks: not found in liblttng-ust");
         return;
     }
-    if (pthread_atfork(on_prepare, on_parent, on_child))
-        palev__debug("fork hooks: pthread_atfork failed");
+    /* Last, with release semantics: a fork that sees it sees the other two. */
+    __atomic_store_n(&hooks.before, before, __ATOMIC_RELEASE);
 }
 
 /* At exit, each module with tracepoint call sites (P-events.c, libpaleventing's own) dlcloses

@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
- * LGPL section 5), not liburcu's exported wrappers: no liburcu library is linked. */
+ * LGPL section 5), not liburcu's exported wrappers: nothing here needs a liburcu library (only
+ * code.c's live set links liburcu-bp and liburcu-cds). */
 #define _LGPL_SOURCE
 #include <urcu/pointer.h>
 #include <urcu/system.h>
@@ -91,6 +92,7 @@ static int insert(const char *source, const char *name, size_t at)
     int pass = scan(source, name);
     palev_eventsource_verdict_ *s;
 
+    palev__fork_init();
     pthread_mutex_lock(&cache.lock);
     if (cache.fill < MAX_FILL && (s = free_slot(source, name, at))) {
         s->name = name;
@@ -121,4 +123,21 @@ int palev__filters_pass(const char *source, const char *name)
     if (CMM_LOAD_SHARED(cache.fill) >= MAX_FILL)
         return scan(source, name);
     return insert(source, name, at);
+}
+
+/* ---- fork (fork.c) -------------------------------------------------------------------- */
+
+void palev__verdict_fork_prepare(void)
+{
+    pthread_mutex_lock(&cache.lock);
+}
+
+void palev__verdict_fork_parent(void)
+{
+    pthread_mutex_unlock(&cache.lock);
+}
+
+void palev__verdict_fork_child(void)
+{
+    pthread_mutex_unlock(&cache.lock);
 }

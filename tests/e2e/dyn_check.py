@@ -216,6 +216,16 @@ def check_minivm(evs, _arg):
     return f"{len(ticks)} Tick events equal to their JSON twins, {len(apps)} std.emit events"
 
 
+def check_errors(evs, _arg):
+    """Only the two valid events written, the trace readable after every refused definition."""
+    got = [(name, fields(p)) for name, p, _ in evs]
+    want = [("Dyn_Err:Empty", {}),
+            ("Dyn_Err:Apart", {"x": 1, "_y": 2, "_a_length": 2, "a": [7, 8], "__a_length_": 3})]
+    if got != want:
+        sys.exit(f"FAIL: errors: got {got}\nwant {want}")
+    return "the refused definitions left the trace readable: Empty, Apart"
+
+
 def check_batch(evs, _arg):
     """palev_event_define_many() with a wildcard recording first: the valid definitions record
     their values, in order; the refused ones (Bad-Name, Paleventing:Batch, TooMany) nothing."""
@@ -231,6 +241,7 @@ def check_batch(evs, _arg):
 
 CHECKS = {"types": check_types, "filter": check_filter, "loglevel": check_loglevel,
           "late": check_late, "threads": check_threads, "many": check_many, "batch": check_batch,
+          "errors": check_errors,
           "minivm": check_minivm}
 
 if __name__ == "__main__":

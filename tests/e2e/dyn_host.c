@@ -419,15 +419,33 @@ static int scenario_errors(void)
     EXPECT(define1("Dyn_Err", "BadFlag", (palev_field){ "a", PALEV_TYPE_INT8, 0x80 }) == -EINVAL);
     {
         palev_field dup[2] = { { "a", PALEV_TYPE_INT8, 0 }, { "a", PALEV_TYPE_INT16, 0 } };
-        palev_field hidden[2] = { { "a", PALEV_TYPE_INT8, PALEV_FIELD_ARRAY },
-                                  { "_a_length", PALEV_TYPE_INT16, 0 } };
+        /* Names that meet as trace readers see them (a leading '_' stripped), an array's
+         * hidden length field among them, in either order: accepted, the first one made the
+         * whole session's trace unreadable. */
+        static const palev_field meet[][2] = {
+            { { "a", PALEV_TYPE_INT8, PALEV_FIELD_ARRAY }, { "_a_length", PALEV_TYPE_INT16, 0 } },
+            { { "_a_length", PALEV_TYPE_INT16, 0 }, { "a", PALEV_TYPE_INT8, PALEV_FIELD_ARRAY } },
+            { { "a_length", PALEV_TYPE_INT16, 0 }, { "a", PALEV_TYPE_BYTES, 0 } },
+            { { "_x", PALEV_TYPE_INT32, 0 }, { "x", PALEV_TYPE_INT32, 0 } },
+            { { "x", PALEV_TYPE_INT32, 0 }, { "__x", PALEV_TYPE_INT32, 0 } },
+        };
 
         EXPECT(palev_event_define("Dyn_Err", "Dup", 4, 0, dup, 2, &ev) == -EINVAL);
-        EXPECT(palev_event_define("Dyn_Err", "Hidden", 4, 0, hidden, 2, &ev) == -EINVAL);
+        for (size_t i = 0; i < sizeof(meet) / sizeof(meet[0]); i++) {
+            static const uint8_t bytes[2] = { 1, 2 };
+
+            snprintf(longname, sizeof(longname), "Meet%zu", i);
+            EXPECT(palev_event_define("Dyn_Err", longname, 4, 0, meet[i], 2, &ev) == -EINVAL);
+            EXPECT(PALEV_EVENT_WRITE(ev, 1, bytes, (size_t)2) == 0);
+        }
         EXPECT(palev_event_define("Dyn_Err", "NullFields", 4, 0, NULL, 2, &ev) == -EINVAL);
     }
     EXPECT(palev_event_define("Dyn_Err", "NoOut", 4, 0, &ok, 1, NULL) == -EINVAL);
     EXPECT(define1("Paleventing", "X", ok) == -EBUSY);
+    /* LTTng's own namespace: its statedump, its agents. */
+    EXPECT(define1("lttng_ust_statedump", "bin_info", ok) == -EBUSY);
+    EXPECT(define1("lttng_jul", "event", ok) == -EBUSY);
+    EXPECT(palev_event_undefine_provider("lttng_ust_statedump") == -EBUSY);
     {
         /* A generated provider registered in the process owns its name, loaded or not. */
         static const char *const gen_names[] = { "Gen" };
@@ -436,7 +454,8 @@ static int scenario_errors(void)
         static const palev_event_descriptor desc[] = { { 1, 0, 0, 4, 0, 0, 0 } };
         palev_provider p = { .struct_size = sizeof(p), .name = "Dyn_Generated",
                              .etw_name = "Dyn-Generated", .event_count = 1, .events = desc,
-                             .event_names = gen_names, .event_states = states };
+                             .event_names = gen_names, .event_states = states,
+                             .abi_version = PALEV_ABI_VERSION };
 
         EXPECT(palev_provider_register(&p) == -ENOENT);
         EXPECT(define1("Dyn_Generated", "X", ok) == -EBUSY);
@@ -457,6 +476,17 @@ static int scenario_errors(void)
     /* Zero fields is fine. */
     EXPECT(palev_event_define("Dyn_Err", "Empty", 4, 0, NULL, 0, &ev) == 0);
     EXPECT(palev_event_write(ev, NULL, 0) == 0);
+    /* Names that differ as readers see them are fine: the trace holds both events. */
+    {
+        static const palev_field apart[] = { { "x", PALEV_TYPE_INT32, 0 },
+                                             { "_y", PALEV_TYPE_INT32, 0 },
+                                             { "a", PALEV_TYPE_UINT8, PALEV_FIELD_ARRAY },
+                                             { "__a_length_", PALEV_TYPE_INT32, 0 } };
+        static const uint8_t bytes[2] = { 7, 8 };
+
+        EXPECT(palev_event_define("Dyn_Err", "Apart", 4, 0, apart, 4, &ev) == 0);
+        EXPECT(PALEV_EVENT_WRITE(ev, 1, 2, bytes, (size_t)2, 3) == 0);
+    }
     return failed;
 }
 

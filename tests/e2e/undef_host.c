@@ -53,7 +53,8 @@ static void undefine_errors(void)
     static const palev_event_descriptor desc[] = { { 1, 0, 0, 4, 0, 0, 0 } };
     palev_provider p = { .struct_size = sizeof(p), .name = "Dyn_UndefGen",
                          .etw_name = "Dyn-UndefGen", .event_count = 1, .events = desc,
-                         .event_names = gen_names, .event_states = states };
+                         .event_names = gen_names, .event_states = states,
+                         .abi_version = PALEV_ABI_VERSION };
 
     EXPECT(palev_provider_register(&p) == -ENOENT);
     EXPECT(palev_event_undefine_provider("Dyn_UndefGen") == -EBUSY);

@@ -22,7 +22,8 @@
 
 static int register_name(const char *name)
 {
-    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name };
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name,
+                         .abi_version = PALEV_ABI_VERSION };
 
     return palev_provider_register(&p);
 }

@@ -66,6 +66,50 @@ static int type_ok(const palev_field *f)
     return !(f->flags & PALEV_FIELD_ARRAY) || integer || fp;
 }
 
+/* An LTTng sequence (integer array, BYTES): recorded after a hidden "_<name>_length" field. */
+static int sequence(const palev_field *f)
+{
+    return f->type == PALEV_TYPE_BYTES ||
+           ((f->flags & PALEV_FIELD_ARRAY) && f->type >= PALEV_TYPE_INT8 &&
+            f->type <= PALEV_TYPE_UINT64);
+}
+
+/* The names of field f as trace readers may see them (every leading '_' gone): its own, and
+ * its hidden length field's. */
+static void seen_as(const palev_field *f, char *own, char *length)
+{
+    char full[PALEV_FIELD_MAX_NAME + 16];
+    const char *p = f->name;
+
+    while (*p == '_')
+        p++;
+    strcpy(own, p);
+    length[0] = '\0';
+    if (sequence(f)) {
+        snprintf(full, sizeof(full), "_%s_length", f->name);
+        for (p = full; *p == '_'; p++)
+            ;
+        strcpy(length, p);
+    }
+}
+
+/* Two fields whose names meet as readers see them. */
+static int meet(const palev_field *a, const palev_field *b)
+{
+    char a1[PALEV_FIELD_MAX_NAME + 16], a2[PALEV_FIELD_MAX_NAME + 16];
+    char b1[PALEV_FIELD_MAX_NAME + 16], b2[PALEV_FIELD_MAX_NAME + 16];
+
+    seen_as(a, a1, a2);
+    seen_as(b, b1, b2);
+    return strcmp(a1, b1) == 0 || (b2[0] && strcmp(a1, b2) == 0) ||
+           (a2[0] && strcmp(a2, b1) == 0);
+}
+
+static int reserved_name(const char *prov)
+{
+    return strncmp(prov, "lttng_", 6) == 0 || strcmp(prov, "Paleventing") == 0;
+}
+
 static int expected(const char *prov, const char *name, const palev_field *f, size_t n)
 {
     if (!ident(prov) || !ident(name))
@@ -80,10 +124,10 @@ static int expected(const char *prov, const char *name, const palev_field *f, si
         if (strlen(f[i].name) > PALEV_FIELD_MAX_NAME)
             return -ENAMETOOLONG;
         for (size_t k = 0; k < i; k++)
-            if (strcmp(f[k].name, f[i].name) == 0)
+            if (meet(&f[k], &f[i]))
                 return -EINVAL;
     }
-    return 0;
+    return reserved_name(prov) ? -EBUSY : 0;
 }
 
 /* ---- a stand-in ring buffer --------------------------------------------------------------- */
@@ -235,14 +279,11 @@ static void read_def(struct in *in, struct def *b)
     b->d = (palev_event_def){ b->prov, b->name, level, keywords, b->f, n };
 }
 
-/* What palev_event_define() may answer for a definition the oracle calls `want`: -EEXIST for a
- * name defined before, -EBUSY for the library's own provider, -EINVAL for a field named like the
- * hidden "_<f>_length" field of an earlier array (the oracle does not know those). */
+/* What palev_event_define() may answer for a definition the oracle calls `want`: that, or
+ * -EEXIST for a name defined before with other fields. */
 static int answer_ok(const struct def *b, int got)
 {
-    return got == b->want || got == -EEXIST ||
-           (b->want == 0 && got == -EBUSY && strcmp(b->prov, "Paleventing") == 0) ||
-           (b->want == 0 && got == -EINVAL && b->d.field_count > 1);
+    return got == b->want || (b->want == 0 && got == -EEXIST);
 }
 
 /* Events are never freed: past MAX_DEFINED, new names are not defined any more. */
@@ -283,7 +324,7 @@ static void undefine(struct in *in)
         CHECK(got == -EINVAL);
         return;
     }
-    if (strcmp(prov, "Paleventing") == 0) {
+    if (reserved_name(prov)) {
         CHECK(got == -EBUSY);
         return;
     }

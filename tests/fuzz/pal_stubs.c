@@ -62,3 +62,23 @@ int palev__finished(void)
 {
     return 0;
 }
+
+/* Nothing fuzzed forks: the registry's part of the fork handler (fork.c) has nothing to do. */
+void palev__registry_fork_wait(void)
+{
+}
+
+int palev__registry_fork_prepare(int ours)
+{
+    (void)ours;
+    return 0;
+}
+
+void palev__registry_fork_parent(void)
+{
+}
+
+void palev__registry_fork_child(int ours)
+{
+    (void)ours;
+}

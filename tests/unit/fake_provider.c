@@ -5,6 +5,10 @@
 void palev_test_gone(void);
 #endif
 
+#ifdef PALEV_TEST_SLOW
+#include <unistd.h>
+#endif
+
 #ifdef PALEV_TEST_REENTRANT
 #include "paleventing-gen.h"
 
@@ -13,7 +17,7 @@ extern int palev_test_inner_ret[2];
 
 static int register_name(const char *name)
 {
-    palev_provider p = { .struct_size = sizeof(p), .name = name };
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .abi_version = PALEV_ABI_VERSION };
 
     return palev_provider_register(&p);
 }
@@ -26,6 +30,9 @@ __attribute__((constructor)) static void fake_provider_loaded(void)
 {
 #ifdef PALEV_TEST_NEEDS_GONE
     palev_test_gone();
+#endif
+#ifdef PALEV_TEST_SLOW
+    usleep(300000);     /* a load that takes its time: liblttng-ust waiting for a session daemon */
 #endif
 #ifdef PALEV_TEST_REENTRANT
     palev_test_inner_ret[0] = register_name("PalevSelf");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of dynamic event definitions and lookup (dynamic.c) without LTTng: the registry
  * growing past its first sizes, out of memory, the never-enabled handle of a failed define,
- * palev_event_define_many()'s per-definition results.
+ * palev_event_define_many()'s per-definition results, field names that meet as trace readers
+ * see them, reserved provider names, fork() while threads define.
  * (Names owned by generated providers: tests/e2e/dyn_host.c, where providers load.) */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -279,6 +286,174 @@ static void test_undefine_cycles(void **state)
     }
 }
 
+/* Field names as trace readers see them: LTTng writes each with a leading '_', which they strip,
+ * and babeltrace2 refuses the whole trace when names meet that way. Refused in either order:
+ * names equal once leading underscores are removed, and an array's or BYTES field's hidden
+ * "_<name>_length" field. */
+static void test_field_names(void **state)
+{
+    static const struct {
+        palev_field f[2];
+        int want;
+    } cases[] = {
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x", PALEV_TYPE_INT8, 0 } }, -EINVAL },
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "_x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_x", PALEV_TYPE_INT32, 0 }, { "x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "__x", PALEV_TYPE_INT32, 0 }, { "_x", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_", PALEV_TYPE_INT32, 0 }, { "__", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        /* The hidden length field of an array, after it and before it. */
+        { { { "a", PALEV_TYPE_UINT8, PALEV_FIELD_ARRAY }, { "_a_length", PALEV_TYPE_INT32, 0 } },
+          -EINVAL },
+        { { { "_a_length", PALEV_TYPE_INT32, 0 }, { "a", PALEV_TYPE_UINT8, PALEV_FIELD_ARRAY } },
+          -EINVAL },
+        { { { "a_length", PALEV_TYPE_INT32, 0 }, { "a", PALEV_TYPE_BYTES, 0 } }, -EINVAL },
+        { { { "a", PALEV_TYPE_INT64, PALEV_FIELD_ARRAY }, { "__a_length", PALEV_TYPE_INT32, 0 } },
+          -EINVAL },
+        { { { "_a", PALEV_TYPE_BYTES, 0 }, { "a_length", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "_", PALEV_TYPE_BYTES, 0 }, { "length", PALEV_TYPE_INT32, 0 } }, -EINVAL },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "_a", PALEV_TYPE_BYTES, 0 } }, -EINVAL },
+        /* Apart: another word, a float array (a JSON string, no length field), a scalar. */
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x_", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "x", PALEV_TYPE_INT32, 0 }, { "x_length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_DOUBLE, PALEV_FIELD_ARRAY }, { "_a_length", PALEV_TYPE_INT32, 0 } },
+          0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "a_length_", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "b_length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "_", PALEV_TYPE_INT32, 0 }, { "length", PALEV_TYPE_INT32, 0 } }, 0 },
+        { { { "a", PALEV_TYPE_BYTES, 0 }, { "b", PALEV_TYPE_BYTES, 0 } }, 0 },
+    };
+    char name[16];
+    palev_event *ev;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(name, sizeof(name), "E%zu", i);
+        if (palev_event_define("Unit_Names", name, 4, 0, cases[i].f, 2, &ev) != cases[i].want)
+            fail_msg("case %zu: \"%s\", \"%s\": not %d", i, cases[i].f[0].name,
+                     cases[i].f[1].name, cases[i].want);
+        assert_int_equal(palev_event_lookup("Unit_Names", name) != NULL, cases[i].want == 0);
+    }
+    /* Far apart in a long event: the 100th field meets the 3rd. */
+    {
+        palev_field many[100];
+        char names[100][8];
+
+        for (unsigned i = 0; i < 100; i++) {
+            snprintf(names[i], sizeof(names[i]), "f%u", i);
+            many[i] = (palev_field){ names[i], PALEV_TYPE_UINT8, 0 };
+        }
+        many[2] = (palev_field){ "arr", PALEV_TYPE_UINT16, PALEV_FIELD_ARRAY };
+        assert_int_equal(palev_event_define("Unit_Names", "Long", 4, 0, many, 100, &ev), 0);
+        many[99].name = "__arr_length";
+        assert_int_equal(palev_event_define("Unit_Names", "Long2", 4, 0, many, 100, &ev),
+                         -EINVAL);
+    }
+}
+
+/* LTTng's namespace (its statedump, its agents) and the library's own provider are no dynamic
+ * provider's: -EBUSY to define and to undefine; a generated provider may not take it either. */
+static void test_reserved_providers(void **state)
+{
+    static const char *const reserved[] = { "lttng_ust_statedump", "lttng_ust_lib",
+                                            "lttng_ust_tracef", "lttng_jul", "lttng_python",
+                                            "lttng_", "Paleventing" };
+    static const char *const allowed[] = { "lttng", "lttngx", "Lttng_ust_x", "my_lttng_ust",
+                                           "Paleventing_Ext" };
+    palev_event *ev;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+        assert_int_equal(palev_event_define(reserved[i], "E", 4, 0, two, 2, &ev), -EBUSY);
+        assert_false(palev_event_enabled(ev));
+        assert_null(palev_event_lookup(reserved[i], "E"));
+        assert_int_equal(palev_event_undefine_provider(reserved[i]), -EBUSY);
+    }
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+        assert_int_equal(palev_event_define(allowed[i], "E", 4, 0, two, 2, &ev), 0);
+        assert_int_equal(palev_event_undefine_provider(allowed[i]), 0);
+    }
+    {
+        palev_provider p = { .struct_size = sizeof(p), .name = "lttng_ust_statedump",
+                             .etw_name = "x" };
+
+        assert_int_equal(palev_provider_register(&p), -EINVAL);
+    }
+}
+
+static atomic_int fork_stop;
+
+
+static void *define_undefine(void *arg)
+{
+    const char *prov = arg;
+    const palev_event_def defs[3] = { { prov, "A", 4, 0, two, 2 }, { prov, "B", 4, 0, two, 2 },
+                                      { prov, "C", 4, 0, two, 1 } };
+    palev_event *ev[3];
+
+    while (!atomic_load(&fork_stop)) {
+        if (palev_event_define_many(defs, 3, ev, NULL) != 0 ||
+            palev_event_undefine_provider(prov) != 0)
+            return arg;
+    }
+    return NULL;
+}
+
+/* A child of fork() while 2 threads define and undefine in a loop defines, looks up and
+ * undefines at once; one that has not exited 5 s later is killed: hung (the test never hangs). */
+static int forked_child_ok(void)
+{
+    struct timespec t0, t;
+    pid_t pid = fork();
+    int status = 0;
+    pid_t got;
+
+    if (pid == 0) {
+        palev_event *ev;
+
+        alarm(10);
+        _exit(palev_event_define("Unit_ForkChild", "E", 4, 0, two, 2, &ev) != 0 ||
+              palev_event_lookup("Unit_ForkChild", "E") != ev ||
+              PALEV_EVENT_WRITE(ev, 1, "x") != 0 ||
+              palev_event_undefine_provider("Unit_ForkChild") != 0);
+    }
+    assert_true(pid > 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        usleep(500);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((got = waitpid(pid, &status, WNOHANG)) == 0 && t.tv_sec - t0.tv_sec < 5);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        print_error("child %d hung\n", (int)pid);
+        return 0;
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static void test_fork_while_defining(void **state)
+{
+    static char busy[2][16] = { "Unit_ForkBusy0", "Unit_ForkBusy1" };
+    const char *n = getenv("PALEV_TEST_FORKS");     /* fewer under valgrind */
+    int forks = n ? atoi(n) : 30;
+    pthread_t th[2];
+    void *ret[2];
+    int ok = 1;
+
+    (void)state;
+    atomic_store(&fork_stop, 0);
+    pthread_create(&th[0], NULL, define_undefine, busy[0]);
+    pthread_create(&th[1], NULL, define_undefine, busy[1]);
+    for (int i = 0; i < forks && ok; i++)
+        ok = forked_child_ok();
+    atomic_store(&fork_stop, 1);
+    pthread_join(th[0], &ret[0]);
+    pthread_join(th[1], &ret[1]);
+    assert_true(ok);
+    assert_null(ret[0]);
+    assert_null(ret[1]);
+}
+
 /* After palev_fini(): -ECANCELED, an existing definition still found. Runs last. */
 static void test_after_fini(void **state)
 {
@@ -314,6 +489,9 @@ int main(void)
         cmocka_unit_test(test_undefine),
         cmocka_unit_test(test_undefine_errors),
         cmocka_unit_test(test_undefine_cycles),
+        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_reserved_providers),
+        cmocka_unit_test(test_fork_while_defining),
         cmocka_unit_test(test_after_fini),
     };
 

@@ -44,7 +44,8 @@ int palev_test_inner_ret[2] = { 1, 1 };
 
 static int register_name(const char *name)
 {
-    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name };
+    palev_provider p = { .struct_size = sizeof(p), .name = name, .etw_name = name,
+                         .abi_version = PALEV_ABI_VERSION };
 
     return palev_provider_register(&p);
 }
@@ -126,6 +127,56 @@ static int child_reentrant(int argc, char **argv)
     return 0;
 }
 
+/* PALEV_LOAD=background: register NAME... (queued), wait 20 ms, wait for good, register again. */
+static int child_background(int argc, char **argv)
+{
+    int ret[4], again[4], w1, w2;
+    int n = argc < 4 ? argc : 4;
+
+    for (int i = 0; i < n; i++)
+        ret[i] = register_name(argv[i]);
+    w1 = palev_provider_wait(20);
+    w2 = palev_provider_wait(10000);
+    for (int i = 0; i < n; i++)
+        again[i] = register_name(argv[i]);
+    printf("ret=");
+    for (int i = 0; i < n; i++)
+        printf("%s%d", i ? "," : "", ret[i]);
+    printf(" wait=%d,%d again=", w1, w2);
+    for (int i = 0; i < n; i++)
+        printf("%s%d", i ? "," : "", again[i]);
+    printf(" inner=%d,%d loads=%d\n", palev_test_inner_ret[0], palev_test_inner_ret[1],
+           __atomic_load_n(&palev_test_load_count, __ATOMIC_SEQ_CST));
+    return 0;
+}
+
+/* PALEV_LOAD=background: fork at once while NAME loads; the fork waits for the load, so the
+ * child has it (registering again gives 0) and never hangs. */
+static int child_background_fork(int argc, char **argv)
+{
+    int ret, status;
+    pid_t pid;
+
+    if (argc != 1)
+        return 2;
+    ret = register_name(argv[0]);
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        printf("child again=%d wait=%d loads=%d\n", register_name(argv[0]),
+               palev_provider_wait(0), palev_test_load_count);
+        fflush(stdout);
+        _exit(0);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        return 1;
+    printf("parent ret=%d again=%d loads=%d\n", ret, register_name(argv[0]),
+           palev_test_load_count);
+    return 0;
+}
+
 static int child_invalid(int argc, char **argv)
 {
     char longest[256], too_long[257];
@@ -158,6 +209,8 @@ static const struct child_mode child_modes[] = {
     { "fini", child_fini },
     { "invalid", child_invalid },
     { "reentrant", child_reentrant },
+    { "background", child_background },
+    { "bgfork", child_background_fork },
 };
 
 /* ---- the parent side -------------------------------------------------------------------- */
@@ -401,6 +454,72 @@ static void test_register_from_provider_constructor(void **state)
         "/libPalevSelf-lttng.so\"" AT));
 }
 
+/* PALEV_LOAD=background: registration queues the load and returns -EINPROGRESS at once; a
+ * thread loads the queue in order; palev_provider_wait() times out while a load is under way,
+ * then returns 0; registering again gives the outcome. */
+static void test_background(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_LOAD=background", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("background", "PalevSlow", "PalevFake", "PalevMissing"));
+    assert_string_equal(r.c.out,
+                        "ret=-115,-115,-115 wait=-110,0 again=0,0,-2 inner=1,1 loads=2\n");
+    assert_lines(r.c.err, LINES(
+        "paleventing: loaded provider: name=\"PalevSlow\", path=\"" DIR
+        "/libPalevSlow-lttng.so\"" AT,
+        "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+        "/libPalevFake-lttng.so\"" AT,
+        "paleventing: provider not loaded: name=\"PalevMissing\", *"));
+    assert_lines(r.own, LINES("paleventing: loaded provider: name=\"Paleventing\", *"));
+}
+
+/* In the background mode a provider's constructor registering providers runs on the loader
+ * thread: its own name fails at once, another name is queued behind it. */
+static void test_background_reentrant(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_LOAD=background", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("background", "PalevSelf"));
+    assert_int_equal(fnmatch("ret=-115 wait=*,0 again=0 inner=-35,-115 loads=2\n", r.c.out, 0),
+                     0);
+}
+
+/* A fork while a provider loads in the background waits for the load: the child has it. */
+static void test_background_fork(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_LOAD=background", "PALEV_PROVIDER_PATH=" DIR),
+              ARGS("bgfork", "PalevSlow"));
+    assert_string_equal(r.c.out, "child again=0 wait=0 loads=1\nparent ret=-115 again=0 loads=1\n");
+}
+
+/* With the fork hooks called by the host (PALEV_FORK_HOOKS=0) a fork could not wait for a load:
+ * the background mode is refused, said once, and providers load at registration. */
+static void test_background_refused(void **state)
+{
+    struct run r;
+
+    (void)state;
+    run_child(&r, ENV("PALEV_DEBUG=1", "PALEV_LOAD=background", "PALEV_FORK_HOOKS=0",
+                      "PALEV_PROVIDER_PATH=" DIR), ARGS("register", "PalevFake"));
+    assert_string_equal(r.c.out, "ret=0 loads=1\n");
+    assert_lines(r.c.err, LINES(
+        "paleventing: PALEV_LOAD=background ignored: liblttng-ust's fork hooks are called by "
+        "liblttng-ust-fork.so or by the host (PALEV_FORK_HOOKS=0), so a fork could not wait for "
+        "the load: loading at once" AT,
+        "paleventing: fork hooks: called by liblttng-ust-fork.so or by the host "
+        "(PALEV_FORK_HOOKS=0) (in install_fork_hooks() at ust.c:[0-9]*)",
+        "paleventing: loaded provider: name=\"PalevFake\", path=\"" DIR
+        "/libPalevFake-lttng.so\"" AT));
+    assert_lines(r.own, LINES("paleventing: loaded provider: name=\"Paleventing\", *"));
+}
+
 /* The library's own provider comes from the library's directory, after the path and the
  * executable's directory: this executable is not in the library's directory. */
 static void test_own_provider_beside_library(void **state)
@@ -456,9 +575,36 @@ static void test_invalid_in_process(void **state)
     assert_int_equal(palev_test_load_count, 0);
 }
 
+/* A descriptor compiled with another PALEV_ABI_VERSION is refused before anything is loaded,
+ * and its name stays unloaded; one from before the field (struct_size ending at layout) is of
+ * version 1, the layouts it was compiled with. */
+static void test_abi_version(void **state)
+{
+    /* PalevNear's probe provider is beside this executable: found, were it looked for. */
+    palev_provider p = { .struct_size = sizeof(p), .name = "PalevNear", .etw_name = "Near",
+                         .abi_version = PALEV_ABI_VERSION + 1 };
+
+    (void)state;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);
+    p.abi_version = 0;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);
+    p.abi_version = PALEV_ABI_VERSION;
+    assert_int_equal(palev_provider_register(&p), -EPROTO);     /* the name was refused */
+    assert_int_equal(palev_test_load_count, 0);
+    p.name = "PalevOld";
+    p.abi_version = 77;
+    p.struct_size = offsetof(palev_provider, abi_version);
+    assert_int_equal(palev_provider_register(&p), -ENOENT);     /* version 1: looked for */
+    assert_string_equal(palev_strerror(-EPROTO),
+                        "a generated provider compiled with paleventing headers of another ABI "
+                        "version (PALEV_ABI_VERSION): its tracing is off; rebuild it against "
+                        "this library's headers");
+}
+
 static void test_strerror(void **state)
 {
-    static const int errs[] = { -EINVAL, -ENOENT, -ECANCELED, -ENOMEM, -EDEADLK };
+    static const int errs[] = { -EINVAL, -ENOENT, -ECANCELED, -ENOMEM, -EDEADLK, -EPROTO,
+                                -EINPROGRESS, -ETIMEDOUT };
     const char *generic = palev_strerror(-9999);
 
     (void)state;
@@ -489,10 +635,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_next_to_executable),
         cmocka_unit_test(test_default_search_path),
         cmocka_unit_test(test_register_from_provider_constructor),
+        cmocka_unit_test(test_background),
+        cmocka_unit_test(test_background_reentrant),
+        cmocka_unit_test(test_background_fork),
+        cmocka_unit_test(test_background_refused),
         cmocka_unit_test(test_own_provider_beside_library),
         cmocka_unit_test(test_after_fini),
         cmocka_unit_test(test_invalid_providers),
         cmocka_unit_test(test_invalid_in_process),
+        cmocka_unit_test(test_abi_version),
         cmocka_unit_test(test_strerror),
     };
 

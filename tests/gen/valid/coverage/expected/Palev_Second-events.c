@@ -73,6 +73,7 @@ const palev_provider palev_provider_Palev_Second = {
     palev_keyword_events_Palev_Second, /* keyword_events */
     palev_keyword_start_Palev_Second, /* keyword_start */
     "palev-layout:Palev_Second:11d9c1e0", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libPalev_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

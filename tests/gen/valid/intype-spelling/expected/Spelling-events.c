@@ -80,6 +80,7 @@ const palev_provider palev_provider_Spelling = {
     palev_keyword_events_Spelling, /* keyword_events */
     palev_keyword_start_Spelling, /* keyword_start */
     "palev-layout:Spelling:17c0c73b", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libSpelling-lttng.so at start-up, so a host that never calls palev_init() traces. */

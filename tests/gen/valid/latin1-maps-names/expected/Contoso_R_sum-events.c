@@ -147,6 +147,7 @@ const palev_provider palev_provider_Contoso_R_sum = {
     palev_keyword_events_Contoso_R_sum, /* keyword_events */
     palev_keyword_start_Contoso_R_sum, /* keyword_start */
     "palev-layout:Contoso_R_sum:1f5f8cfd", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libContoso_R_sum-lttng.so at start-up, so a host that never calls palev_init() traces. */

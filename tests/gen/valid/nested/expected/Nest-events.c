@@ -91,6 +91,7 @@ const palev_provider palev_provider_Nest = {
     palev_keyword_events_Nest, /* keyword_events */
     palev_keyword_start_Nest, /* keyword_start */
     "palev-layout:Nest:580ac0cc", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libNest-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -80,6 +80,7 @@ const palev_provider palev_provider_MyVM = {
     palev_keyword_events_MyVM, /* keyword_events */
     palev_keyword_start_MyVM, /* keyword_start */
     "palev-layout:MyVM:b5306285", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libMyVM-lttng.so at start-up, so a host that never calls palev_init() traces. */

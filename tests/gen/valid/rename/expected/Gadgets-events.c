@@ -64,6 +64,7 @@ const palev_provider palev_provider_Gadgets = {
     palev_keyword_events_Gadgets, /* keyword_events */
     palev_keyword_start_Gadgets, /* keyword_start */
     "palev-layout:Gadgets:6d27569f", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libGadgets-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -77,6 +77,7 @@ const palev_provider palev_provider_Reserved = {
     palev_keyword_events_Reserved, /* keyword_events */
     palev_keyword_start_Reserved, /* keyword_start */
     "palev-layout:Reserved:f98901e3", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libReserved-lttng.so at start-up, so a host that never calls palev_init() traces. */

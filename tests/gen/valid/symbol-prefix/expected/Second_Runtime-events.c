@@ -78,6 +78,7 @@ const palev_provider palev_provider_Second_Runtime = {
     palev_keyword_events_Second_Runtime, /* keyword_events */
     palev_keyword_start_Second_Runtime, /* keyword_start */
     "palev-layout:Second_Runtime:3b5d0b0d", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libSecond_Runtime-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -792,6 +792,7 @@ const palev_provider palev_provider_Palev_Coverage = {
     palev_keyword_events_Palev_Coverage, /* keyword_events */
     palev_keyword_start_Palev_Coverage, /* keyword_start */
     "palev-layout:Palev_Coverage:339ae014", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libPalev_Coverage-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -69,6 +69,7 @@ const palev_provider palev_provider_Fabrikam_Wide = {
     palev_keyword_events_Fabrikam_Wide, /* keyword_events */
     palev_keyword_start_Fabrikam_Wide, /* keyword_start */
     "palev-layout:Fabrikam_Wide:3d49db7d", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libFabrikam_Wide-lttng.so at start-up, so a host that never calls palev_init() traces. */

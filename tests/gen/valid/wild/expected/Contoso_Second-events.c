@@ -73,6 +73,7 @@ const palev_provider palev_provider_Contoso_Second = {
     palev_keyword_events_Contoso_Second, /* keyword_events */
     palev_keyword_start_Contoso_Second, /* keyword_start */
     "palev-layout:Contoso_Second:04b7ffa8", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libContoso_Second-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -140,6 +140,7 @@ const palev_provider palev_provider_Contoso_Tool_Generated = {
     palev_keyword_events_Contoso_Tool_Generated, /* keyword_events */
     palev_keyword_start_Contoso_Tool_Generated, /* keyword_start */
     "palev-layout:Contoso_Tool_Generated:aba46f46", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libContoso_Tool_Generated-lttng.so at start-up, so a host that never calls palev_init() traces. */
