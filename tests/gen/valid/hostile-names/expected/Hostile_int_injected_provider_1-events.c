@@ -116,6 +116,7 @@ const palev_provider palev_provider_Hostile_int_injected_provider_1 = {
     palev_keyword_events_Hostile_int_injected_provider_1, /* keyword_events */
     palev_keyword_start_Hostile_int_injected_provider_1, /* keyword_start */
     "palev-layout:Hostile_int_injected_provider_1:1aeefb05", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libHostile_int_injected_provider_1-lttng.so at start-up, so a host that never calls palev_init() traces. */

@@ -127,6 +127,7 @@ const palev_provider palev_provider_Palev_FixedInStructs = {
     palev_keyword_events_Palev_FixedInStructs, /* keyword_events */
     palev_keyword_start_Palev_FixedInStructs, /* keyword_start */
     "palev-layout:Palev_FixedInStructs:e71da138", /* layout */
+    PALEV_ABI_VERSION, /* abi_version */
 };
 
 /* Load libPalev_FixedInStructs-lttng.so at start-up, so a host that never calls palev_init() traces. */
