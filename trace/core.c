@@ -23,8 +23,10 @@ typedef struct bt_entry {
 } bt_entry;
 
 struct pt_reader {
-    char **dirs;                /* CTF trace directories found under the inputs, or live URLs */
+    char **dirs;                /* LTTng's CTF trace directories under the inputs, or live URLs */
     unsigned ndirs;
+    char **perf_dirs;           /* perf's CTF conversions (perf data convert --to-ctf) */
+    unsigned nperf_dirs;
     unsigned found;             /* trace directories found, the same one twice included */
     pt_map dir_seen;            /* real path -> the dir as first found: each trace read once */
     pt_map manifest_dirs;       /* real paths of the palev-manifests/ directories loaded */
@@ -56,8 +58,8 @@ struct pt_reader {
 /* ---- finding traces ----------------------------------------------------------------------- */
 
 /* A trace directory found once more (the same input twice, or a directory and one inside it) is
- * read once, and said. */
-static void add_dir(pt_reader *r, const char *dir)
+ * read once, and said. perf's traces go to their own list: their clock is not LTTng's. */
+static void add_dir(pt_reader *r, const char *dir, int perf)
 {
     char *real = realpath(dir, NULL);
     const char *first = real ? pt_map_get_str(&r->dir_seen, real) : NULL;
@@ -74,11 +76,13 @@ static void add_dir(pt_reader *r, const char *dir)
         free(real);
         return;
     }
-    r->dirs = pt_xrealloc(r->dirs, (r->ndirs + 1) * sizeof(*r->dirs));
-    r->dirs[r->ndirs] = pt_xstrdup(dir);
+    char ***list = perf ? &r->perf_dirs : &r->dirs;
+    unsigned *n = perf ? &r->nperf_dirs : &r->ndirs;
+    *list = pt_xrealloc(*list, (*n + 1) * sizeof(**list));
+    (*list)[*n] = pt_xstrdup(dir);
     if (real)
-        pt_map_put_str(&r->dir_seen, real, r->dirs[r->ndirs]);
-    r->ndirs++;
+        pt_map_put_str(&r->dir_seen, real, (*list)[*n]);
+    (*n)++;
     free(real);
 }
 
@@ -89,6 +93,20 @@ static int is_file(const char *dir, const char *name)
     int yes = stat(path, &st) == 0 && S_ISREG(st.st_mode);
     free(path);
     return yes;
+}
+
+/* perf data convert --to-ctf writes its metadata as text, its environment saying
+ * tracer_name = "perf"; LTTng writes packetized metadata. */
+static int is_perf_trace(const char *dir)
+{
+    char *path = pt_xasprintf("%s/metadata", dir), head[16384];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(head, 1, sizeof(head) - 1, f) : 0;
+    head[n] = '\0';
+    if (f)
+        fclose(f);
+    free(path);
+    return strncmp(head, "/* CTF", 6) == 0 && strstr(head, "tracer_name = \"perf\";") != NULL;
 }
 
 static int by_name(const void *a, const void *b)
@@ -149,7 +167,7 @@ static int walk(pt_reader *r, const char *dir, int load_manifests)
     if (strcmp(base, "palev-manifests") == 0)
         return load_manifests ? load_manifest_dir(r, dir) : 0;
     if (is_file(dir, "metadata"))
-        add_dir(r, dir);
+        add_dir(r, dir, is_perf_trace(dir));
     char **subs = subdirs(dir, &n);
     for (size_t i = 0; subs && i < n; i++) {
         if (walk(r, subs[i], load_manifests))
@@ -176,7 +194,7 @@ static int find_traces(pt_reader *r, const pt_input *in)
             return PT_EXIT_DATA;
         }
         if (is_live(in->paths[i])) {
-            add_dir(r, in->paths[i]);
+            add_dir(r, in->paths[i], 0);
             r->live = 1;
             continue;
         }
@@ -197,6 +215,13 @@ static int find_traces(pt_reader *r, const pt_input *in)
                     "\"metadata\" file below it)\n", in->paths[i]);
             return PT_EXIT_DATA;
         }
+    }
+    if (!r->ndirs) {    /* perf's samples alone: nothing names their frames or cuts them */
+        pt_text t = { 0 };
+        fprintf(stderr, "palev-trace: error: %s: only perf's CPU samples here, no LTTng trace (give the "
+                "directory palev-collect wrote, which holds both)\n", pt_term(&t, in->paths[0]));
+        pt_text_free(&t);
+        return PT_EXIT_DATA;
     }
     return 0;
 }
@@ -246,6 +271,8 @@ void pt_close(pt_reader *r)
         return;
     for (unsigned i = 0; i < r->ndirs; i++)
         free(r->dirs[i]);
+    for (unsigned i = 0; i < r->nperf_dirs; i++)
+        free(r->perf_dirs[i]);
     for (unsigned i = 0; i < r->nmissing; i++)
         free(r->missing[i].stream);
     for (unsigned i = 0; i < r->nclasses; i++) {
@@ -272,6 +299,7 @@ void pt_close(pt_reader *r)
     pt_map_free(&r->trace_by_bt);
     pt_map_free(&r->task_by_name);
     free(r->dirs);
+    free(r->perf_dirs);
     free(r->missing);
     free(r->classes);
     free(r->traces);
