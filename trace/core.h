@@ -46,6 +46,8 @@ typedef struct pt_trace {
     uint64_t discarded_events, discarded_packets;
     uint64_t events;
     int64_t first_ts, last_ts;  /* ns from origin; first_ts > last_ts while empty */
+    int64_t clock_offset;       /* ns from origin minus the clock's raw value (its offset to the
+                                   epoch): raw CLOCK_MONOTONIC ns = ts - clock_offset */
 } pt_trace;
 
 /* A decoded event handed to a command. Fields are read on demand (pt_field_*). */

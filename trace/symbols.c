@@ -50,6 +50,12 @@ struct pt_symbols {
     pt_map native;              /* (process, address) -> its native name, looked up once */
 };
 
+/* A native lookup's answer, kept. */
+typedef struct native_name_t {
+    char *name;
+    pt_sym_kind kind;
+} native_name_t;
+
 /* The key of a native lookup: (process, address, whether it is a return address). */
 typedef struct native_key {
     uint64_t process, addr, return_address;
@@ -83,7 +89,10 @@ void pt_symbols_free(pt_symbols *s)
         if (s->procs.slots[i].value)
             proc_free(s->procs.slots[i].value);
     for (size_t i = 0; i < s->native.cap; i++)
-        free(s->native.slots[i].value);
+        if (s->native.slots[i].value) {
+            free(((native_name_t *)s->native.slots[i].value)->name);
+            free(s->native.slots[i].value);
+        }
     pt_map_free(&s->procs);
     pt_map_free(&s->native);
     free(s);
@@ -297,20 +306,32 @@ static char *native_name(proc *p, uint64_t addr)
     return pt_xstrndup(sym, len);
 }
 
-const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address)
+const char *pt_symbols_lookup(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address,
+                              pt_sym_kind *kind)
 {
     proc *p = proc_of(s, process);
     uint64_t call = return_address ? addr - 1 : addr;  /* a return address is one past its call */
     const char *name;
-    if (p && ((name = range_name(p, addr, ns, 1)) || (name = range_name(p, call, ns, 0))))
+    if (p && ((name = range_name(p, addr, ns, 1)) || (name = range_name(p, call, ns, 0)))) {
+        *kind = PT_SYM_CODE;
         return name;
+    }
     native_key key = { process, addr, return_address != 0 };
-    char *known = pt_map_get_bytes(&s->native, &key, sizeof(key));
-    if (known)
-        return known;
-    char *found = p ? native_name(p, call) : NULL;
-    if (!found)
-        found = pt_xasprintf("0x%" PRIx64, addr);   /* an unknown address, as the trace has it */
-    pt_map_put_bytes(&s->native, &key, sizeof(key), found);
-    return found;
+    native_name_t *known = pt_map_get_bytes(&s->native, &key, sizeof(key));
+    if (!known) {
+        known = pt_xcalloc(1, sizeof(*known));
+        known->name = p ? native_name(p, call) : NULL;
+        known->kind = known->name ? PT_SYM_NATIVE : PT_SYM_UNKNOWN;
+        if (!known->name)
+            known->name = pt_xasprintf("0x%" PRIx64, addr);   /* an unknown address, as the trace has it */
+        pt_map_put_bytes(&s->native, &key, sizeof(key), known);
+    }
+    *kind = known->kind;
+    return known->name;
+}
+
+const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address)
+{
+    pt_sym_kind kind;
+    return pt_symbols_lookup(s, process, addr, ns, return_address, &kind);
 }
