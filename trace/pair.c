@@ -102,6 +102,7 @@ static void on_start(pt_pairer *p, pt_thread *th, const pt_event *ev)
     o->start = ev->ts;
     o->task = ev->cls->task_index;
     o->by = p->by_field ? by_index(p, ev) : -1;
+    o->mark = 0;
     if (o->by >= 0)
         p->by_found++;
     if (p->ops.start)

@@ -67,6 +67,7 @@ typedef struct pt_frame {
     int64_t start;
     unsigned task;
     int by;                     /* index of the --by value, -1 without --by (PT_BY_ABSENT inside) */
+    unsigned mark;              /* the user's: 0 at the Start, set by ops.start if it likes */
 } pt_frame;
 
 typedef struct pt_thread {
