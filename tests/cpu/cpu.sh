@@ -6,6 +6,14 @@
 # usage: cpu.sh CASE PALEV_TRACE PALEV_COLLECT PALEV_GEN CPU_HOST MINIVM WORKDIR
 #   beside   every LTTng command reads a trace directory holding perf/ctf/ as it reads the LTTng
 #            trace alone (babeltrace2's muxer refuses perf's clock beside LTTng's)
+#   shares   cpu_host's functions burn known shares of its CPU, inside and outside activities,
+#            in JIT code replaced at the same address: cpu, --during, --outside, --where (a Start's
+#            field and a Stop's), --by thread, --folded against the host's own measure
+#   block    cpu_host blocks its main thread for known times (nanosleep, a mutex, a pipe) inside
+#            activities: cpu --off-cpu gives each way's stack its time within 10%, --during and
+#            --outside split it
+#   nosamples  what palev-trace cpu says of a trace without samples, without switches, of a task
+#            it lacks, of perf's samples alone, of usage errors: exact, with the exit status
 # Exits 77 (skipped) where perf is missing or may not record.
 set -u
 case=$1 palev_trace=$2 collect=$3 gen=$4 host=$5 minivm=$6 work=$7
@@ -64,6 +72,81 @@ beside)
     "$palev_trace" export -o chrome.json "$work/beside" 2> export.err ||
         palev_fail "palev-trace export exited $?: $(cat export.err)"
     echo "every command reads the LTTng trace beside perf/ctf/"
+    ;;
+shares)
+    # 20 rounds of 60 ms of CPU at 4 kHz: about 5000 samples, a share's standard error below 0.6
+    # points; shares are compared among the six functions (the host measures nothing else), with
+    # 2 points of tolerance.
+    record shares --cpu=4000 -- "$host" shares 20 0.6
+    cut() { "$palev_trace" cpu --top 1000 "$@" "$work/shares" 2> cut.err || palev_fail "palev-trace cpu $* exited $?: $(cat cut.err)"; }
+    cut > all.txt
+    cut --during Palev_Cpu:Phase > during.txt
+    cut --outside Palev_Cpu:Phase > outside.txt
+    cut --during Palev_Cpu:Phase --where Kind=1 > kind1.txt
+    cut --during Palev_Cpu:Phase --where Outcome=8 > outcome8.txt
+    cut --by thread > threads.txt
+    cut --folded > folded.txt
+    /usr/bin/python3 "$here/shares_check.py" shares.out all.txt during.txt outside.txt kind1.txt outcome8.txt \
+        threads.txt folded.txt || palev_fail "the shares differ (palev-trace cpu's outputs in $work)"
+    ;;
+nosamples)
+    # expect STATUS MESSAGE ARGS...: palev-trace ARGS exits STATUS, says MESSAGE (its first stderr
+    # line) and prints nothing.
+    expect() {
+        local want=$1 msg=$2
+        shift 2
+        "$palev_trace" "$@" > got.out 2> got.err
+        local rc=$?
+        [ $rc = "$want" ] || palev_fail "palev-trace $*: exit $rc, not $want: $(cat got.err)"
+        head -1 got.err | diff -u <(echo "$msg") - || palev_fail "palev-trace $*: not the message"
+        [ ! -s got.out ] || palev_fail "palev-trace $*: printed $(cat got.out)"
+    }
+    "$collect" -m "$man" -o "$work/plain" -- "$host" shares 1 0.2 > plain.out 2> plain.err ||
+        palev_fail "palev-collect exited $?: $(cat plain.err)"
+    expect 1 "palev-trace: $work/plain: no CPU samples beside this trace (record them with palev-collect --cpu)" \
+        cpu "$work/plain"
+    expect 1 "palev-trace: $work/plain: no CPU samples beside this trace (record them with palev-collect --cpu)" \
+        cpu --off-cpu --during Palev_Cpu:Phase "$work/plain"
+    record cpu --cpu -- "$host" shares 2 0.5
+    expect 1 "palev-trace: $work/cpu/perf/ctf: no sched:sched_switch samples: where threads block was not recorded (record it with palev-collect --off-cpu)" \
+        cpu --off-cpu "$work/cpu"
+    expect 1 "palev-trace cpu: no activity of task Palev_Cpu:Nope in the trace (its tasks: Palev_Cpu:Phase)" \
+        cpu --during Palev_Cpu:Nope "$work/cpu"
+    expect 1 "palev-trace: error: $work/cpu/perf/ctf: only perf's CPU samples here, no LTTng trace (give the directory palev-collect wrote, which holds both)" \
+        cpu "$work/cpu/perf/ctf"
+    expect 2 "palev-trace cpu: --during and --outside cut by one task: give one of them" \
+        cpu --during Palev_Cpu:Phase --outside Palev_Cpu:Phase "$work/cpu"
+    expect 2 'palev-trace cpu: --by takes "thread", not "process"' cpu --by process "$work/cpu"
+    expect 2 "palev-trace cpu: --where filters the activities of --during or --outside TASK: give one" \
+        cpu --where Kind=1 "$work/cpu"
+    expect 2 'palev-trace cpu: --where takes FIELD=VALUE, not "Kind"' cpu --during Palev_Cpu:Phase --where Kind "$work/cpu"
+    # A --where no activity passes: nothing kept, said in the header, exit 0.
+    "$palev_trace" cpu --during Palev_Cpu:Phase --where Kind=99 "$work/cpu" > none.out 2> none.err ||
+        palev_fail "--where Kind=99: exit $?: $(cat none.err)"
+    grep -qx 'kept: 0 samples (0.0%) taken while an activity of Palev_Cpu:Phase with Kind=99 was open in their process' none.out ||
+        palev_fail "--where Kind=99: $(cat none.out)"
+    echo "no samples, no switches, no such task, perf's samples alone, usage errors: said, exact"
+    ;;
+block)
+    # Three rounds, each blocking the main thread 100 ms three ways inside a Phase.
+    record block --off-cpu -- "$host" block 3 100
+    if grep -q '^palev-collect: --off-cpu: ' block.err; then
+        skip "sched:sched_switch may not be recorded here: $(cat block.err)"
+    fi
+    for cut in "" "--during Palev_Cpu:Phase" "--outside Palev_Cpu:Phase"; do
+        # shellcheck disable=SC2086
+        "$palev_trace" cpu --off-cpu --folded $cut "$work/block" > folded.txt 2> folded.err ||
+            palev_fail "palev-trace cpu --off-cpu $cut exited $?: $(cat folded.err)"
+        for way in sleep mutex pipe; do
+            # blocked microseconds of the main thread's stacks through each way's case function
+            got=$(awk -v f="main;${way}_case;" 'index($0, f) { s += $NF } END { print s + 0 }' folded.txt)
+            want=$(awk -v w="wait_$way" '$1 == w { printf "%d", $2 * 1000 }' block.out)
+            [ -n "$cut" ] && [ "${cut#--outside}" != "$cut" ] && want=0
+            echo "${cut:-all}: ${way}_case blocked ${got} us, the host measured ${want} us"
+            awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.1 * w + 1000) }' ||
+                palev_fail "${cut:-all}: ${way}_case blocked $got us, not within 10% of $want us"
+        done
+    done
     ;;
 *)
     palev_fail "unknown case $case"
