@@ -12,6 +12,8 @@
 #   block    cpu_host blocks its main thread for known times (nanosleep, a mutex, a pipe) inside
 #            activities: cpu --off-cpu gives each way's stack its time within 10%, --during and
 #            --outside split it
+#   minivm   the sample VM: the CPU during its collections is its collector's; its JIT-compiled
+#            methods are named
 #   nosamples  what palev-trace cpu says of a trace without samples, without switches, of a task
 #            it lacks, of perf's samples alone, of usage errors: exact, with the exit status
 # Exits 77 (skipped) where perf is missing or may not record.
@@ -147,6 +149,34 @@ block)
                 palev_fail "${cut:-all}: ${way}_case blocked $got us, not within 10% of $want us"
         done
     done
+    ;;
+minivm)
+    # The sample VM's built-in workload for 1 s: its collections and its JIT-compiled methods.
+    record minivm --cpu=4000 -m "$here/../../manifest/runtime.man" -- "$minivm" -t 1000
+    "$palev_trace" cpu --top 20 "$work/minivm" > all.txt 2> all.err || palev_fail "cpu exited $?: $(cat all.err)"
+    "$palev_trace" cpu --top 1000 --during Palev_Runtime:GC "$work/minivm" > gc.txt 2> gc.err ||
+        palev_fail "cpu --during exited $?: $(cat gc.err)"
+    "$palev_trace" cpu --top 1000 --outside Palev_Runtime:GC "$work/minivm" > mutator.txt 2> mutator.err ||
+        palev_fail "cpu --outside exited $?: $(cat mutator.err)"
+    cat all.txt
+    head -20 gc.txt
+    # collector SELF%: the self share of the collector's functions and of the libc free() its
+    # sweep calls (a sample inside libc, built without frame pointers, loses its callers)
+    collector() {
+        awk '/%/ && $NF ~ /^(heap_collect|mark|mark_.*|sweep|sweep_.*|free|_int_free|cfree.*|malloc_consolidate|unlink_chunk.*)$/ {
+            s += $1 } END { printf "%.1f", s }' "$1"
+    }
+    gc=$(collector gc.txt) mutator=$(collector mutator.txt)
+    echo "the collector's functions: ${gc}% of the CPU during collections, ${mutator}% outside them"
+    awk -v g="$gc" -v m="$mutator" 'BEGIN { exit !(g >= 75 && m <= 10) }' ||
+        palev_fail "the collector has ${gc}% of the CPU during collections (want >= 75%) and ${mutator}% outside (want <= 10%)"
+    awk '/%/ && $NF == "heap_collect" { exit !($4 + 0 >= 15) }' gc.txt ||
+        palev_fail "heap_collect and its callees: under 15% of the CPU during collections"
+    # JIT-compiled methods are named by the trace's CodeLoad events: one among the top functions
+    # with 5% or more of the CPU, and no bare address there.
+    awk '/%/ && $NF ~ /\[jit\]$/ && $4 + 0 >= 5 { found = 1 } END { exit !found }' all.txt ||
+        palev_fail "no JIT-compiled method with 5% of the CPU among the top functions"
+    ! grep -E '%  0x[0-9a-f]+$' all.txt || palev_fail "a bare address among the top functions"
     ;;
 *)
     palev_fail "unknown case $case"
