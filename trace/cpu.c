@@ -537,7 +537,7 @@ static uint32_t frame_name(pt_cpu *c, cproc *p, uint64_t addr, int64_t t, uint32
 /* The sample's frames named, innermost first, into c->frames + 3 (room for the process and
  * thread frames before them once reversed); kernel frames as one "[kernel]" (with_kernel), or
  * none. Returns how many. */
-static size_t name_frames(pt_cpu *c, cproc *p, const pt_sample *s, int64_t t, int with_kernel)
+static size_t name_frames(pt_cpu *c, cproc *p, const pt_perf_sample *s, int64_t t, int with_kernel)
 {
     uint32_t *out = c->frames + 3, epoch = epoch_at(p, t);
     const uint64_t *chain = s->chain;
@@ -593,7 +593,7 @@ static int kept_at(pt_cpu *c, cproc *p, int64_t t)
     return open_at(&p->cut, t) != c->o.outside;
 }
 
-static void on_cpu(pt_cpu *c, cproc *p, cthread *th, const pt_sample *s, int64_t t)
+static void on_cpu(pt_cpu *c, cproc *p, cthread *th, const pt_perf_sample *s, int64_t t)
 {
     uint64_t w = s->period_ns ? s->period : 1;
     int keep = kept_at(c, p, t);
@@ -650,7 +650,7 @@ static void resume(pt_cpu *c, cproc *p, cthread *th, int64_t t)
 }
 
 /* A thread leaves its CPU: asleep (blocked: its user-space stack says where), or still runnable. */
-static void on_switch(pt_cpu *c, cproc *p, cthread *th, const pt_sample *s, int64_t t)
+static void on_switch(pt_cpu *c, cproc *p, cthread *th, const pt_perf_sample *s, int64_t t)
 {
     c->st.samples[PT_OFF_CPU]++;
     if (s->prev_state & STATE_DEAD)
@@ -665,7 +665,7 @@ static void on_switch(pt_cpu *c, cproc *p, cthread *th, const pt_sample *s, int6
     th->pending = BLOCKED;
 }
 
-static void on_sample(const pt_sample *s, void *data)
+static void on_sample(const pt_perf_sample *s, void *data)
 {
     pt_cpu *c = data;
     cproc *p = proc_of(c, s->pid);
@@ -697,7 +697,7 @@ static void on_lost(uint64_t count, void *data)
 
 int pt_cpu_read(pt_cpu *c, pt_reader *r)
 {
-    pt_sample_sink sink = { .sample = on_sample, .discarded = on_lost, .data = c };
+    pt_perf_sink sink = { .sample = on_sample, .discarded = on_lost, .data = c };
     end_pass1(c, r);
     int rc = pt_run_samples(r, &sink);
     for (size_t i = 0; i < c->nthreads; i++)

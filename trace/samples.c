@@ -15,7 +15,7 @@ typedef struct decoder {
 } decoder;
 
 typedef struct reading {
-    const pt_sample_sink *sink;
+    const pt_perf_sink *sink;
     pt_map decoders;            /* bt_event_class * -> decoder */
     const bt_event_class *last_ec;
     decoder *last;
@@ -115,7 +115,7 @@ static void on_event(reading *rd, const bt_message *msg)
     const bt_field *p = bt_event_borrow_payload_field_const(ev);
     const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
     const bt_clock_class *cc = bt_clock_snapshot_borrow_clock_class_const(cs);
-    pt_sample s = { .kind = d->kind, .pid = int_at(p, d->pid), .tid = int_at(p, d->tid), .prev_state = -1 };
+    pt_perf_sample s = { .kind = d->kind, .pid = int_at(p, d->pid), .tid = int_at(p, d->tid), .prev_state = -1 };
     int64_t ns = 0, seconds = 0;
     uint64_t cycles = 0;
     bt_clock_snapshot_get_ns_from_origin(cs, &ns);
@@ -157,7 +157,7 @@ static void on_message(const bt_message *msg, void *data)
     }
 }
 
-int pt_run_samples(pt_reader *r, const pt_sample_sink *sink)
+int pt_run_samples(pt_reader *r, const pt_perf_sink *sink)
 {
     reading rd = { .sink = sink };
     int rc = 0;

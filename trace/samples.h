@@ -21,7 +21,7 @@ typedef enum pt_sample_kind {
 #define PT_STATE_RUNNING 0      /* runnable: it yielded (0) or was preempted (256) */
 #define PT_STATE_PREEMPTED 256
 
-typedef struct pt_sample {
+typedef struct pt_perf_sample {
     pt_sample_kind kind;
     int64_t raw;                /* perf's clock, ns: raw CLOCK_MONOTONIC when recorded with
                                    -k CLOCK_MONOTONIC (palev-collect does) */
@@ -33,14 +33,14 @@ typedef struct pt_sample {
     uint64_t ip;
     const uint64_t *chain;      /* perf_callchain, innermost first, markers included */
     size_t nchain;
-} pt_sample;
+} pt_perf_sample;
 
-typedef struct pt_sample_sink {
-    void (*sample)(const pt_sample *s, void *data);
+typedef struct pt_perf_sink {
+    void (*sample)(const pt_perf_sample *s, void *data);
     /* perf lost samples (its buffers were full): count is at least 1. */
     void (*discarded)(uint64_t count, void *data);
     void *data;
-} pt_sample_sink;
+} pt_perf_sink;
 
 /* The perf traces the reader found beside the LTTng traces (known after pt_open). */
 unsigned pt_sample_trace_count(const pt_reader *r);
@@ -48,6 +48,6 @@ const char *pt_sample_trace_path(const pt_reader *r, unsigned i);
 
 /* Reads every sample of every perf trace in time order (other events, perf's dummy:HG, are
  * skipped). Returns 0, or PT_EXIT_DATA after saying why (damaged: what was read was handed over). */
-int pt_run_samples(pt_reader *r, const pt_sample_sink *sink);
+int pt_run_samples(pt_reader *r, const pt_perf_sink *sink);
 
 #endif /* PALEV_TRACE_SAMPLES_H */

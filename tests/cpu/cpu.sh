@@ -14,6 +14,8 @@
 #            --outside split it
 #   minivm   the sample VM: the CPU during its collections is its collector's; its JIT-compiled
 #            methods are named
+#   report   the HTML report's flame graph in headless Chromium: not blank, every function of
+#            cpu_host labelled in full; its tables say what palev-trace cpu says
 #   nosamples  what palev-trace cpu says of a trace without samples, without switches, of a task
 #            it lacks, of perf's samples alone, of usage errors: exact, with the exit status
 # Exits 77 (skipped) where perf is missing or may not record.
@@ -177,6 +179,29 @@ minivm)
     awk '/%/ && $NF ~ /\[jit\]$/ && $4 + 0 >= 5 { found = 1 } END { exit !found }' all.txt ||
         palev_fail "no JIT-compiled method with 5% of the CPU among the top functions"
     ! grep -E '%  0x[0-9a-f]+$' all.txt || palev_fail "a bare address among the top functions"
+    ;;
+report)
+    # The HTML report's "Where the CPU went", as a person sees it in headless Chromium.
+    . "$here/../trace/browser.sh"
+    record report --cpu=4000 -- "$host" shares 10 0.6
+    "$palev_trace" report -o report.html "$work/report" 2> report.err ||
+        palev_fail "palev-trace report exited $?: $(cat report.err)"
+    "$palev_trace" cpu --top 1000 "$work/report" > all.txt 2> all.err || palev_fail "cpu exited $?: $(cat all.err)"
+    "$palev_trace" cpu --during Palev_Cpu:Phase "$work/report" > during.txt 2> during.err ||
+        palev_fail "cpu --during exited $?: $(cat during.err)"
+    # The flame graph alone, as the page draws it (self-contained SVG), then the whole page.
+    /usr/bin/python3 - report.html flame.svg <<'PY' || palev_fail "no flame graph in the report"
+import re, sys
+page = open(sys.argv[1]).read()
+m = re.search(r'<svg class="flame".*?</svg>', page, re.S)
+open(sys.argv[2], "w").write(m.group(0).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+PY
+    pt_chromium "file://$work/flame.svg" flame.png flame.dom 1200,1000 || palev_fail "chromium failed on the flame graph"
+    pt_not_blank flame.png || palev_fail "the flame graph is blank"
+    pt_chromium "file://$work/report.html" report.png report.dom 1200,1600 || palev_fail "chromium failed on the report"
+    pt_not_blank report.png || palev_fail "the report is blank"
+    /usr/bin/python3 "$here/report_check.py" report.dom all.txt during.txt ||
+        palev_fail "the report's CPU section differs from palev-trace cpu (in $work)"
     ;;
 *)
     palev_fail "unknown case $case"
