@@ -31,6 +31,7 @@ typedef struct task_stats {
     pt_hist hist;
     pt_series timeline;         /* instances by start time: count and longest per bin */
     pt_top top;
+    unsigned *watch;            /* with CPU samples: the CPU of top's instances (pt_cpu_watch) */
     pt_hist *by;                /* per --by value, PT_BY_MAX of them */
 } task_stats;
 
@@ -57,6 +58,8 @@ typedef struct report {
     int started;
     FILE *out;
 } report;
+
+static const char *weight_text(const report *rp, int measure, uint64_t w, char *buf, size_t size);
 
 static task_stats *task(report *rp, unsigned i)
 {
@@ -87,7 +90,12 @@ static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
     }
     pt_inst in = { .start = f->start, .end = ev->ts, .vpid = th->vpid, .vtid = th->vtid,
                    .task = f->task, .by = f->by, .trace = th->trace };
-    pt_top_add(&t->top, &in);
+    if (pt_top_would_keep(&t->top, ev->ts - f->start)) {   /* what it was: its Start's and Stop's fields */
+        in.start_fields = f->fields;
+        in.stop_fields = pt_fields_text(pt_payload(ev));
+        pt_top_add(&t->top, &in);
+        free(in.stop_fields);
+    }
 }
 
 static void counter_value(const pt_sample *x, void *data)
@@ -149,7 +157,9 @@ static const char css[] =
     "footer{color:#5a6472;font-size:12px;padding:0 32px 24px}"
     "ol.stack{margin:0;padding-left:22px;text-align:left;font:12px/1.35 monospace}"
     ".flamebox{overflow-x:auto;max-width:100%}svg.flame text{fill:#1d232b}svg.flame .key{fill:#5a6472}"
-    "svg.flame g.f:hover rect{stroke:#1d232b;stroke-width:.8}td.fn{font-family:monospace;text-align:left}";
+    "svg.flame g.f:hover rect{stroke:#1d232b;stroke-width:.8}td.fn{font-family:monospace;text-align:left}"
+    "td.fields,th.fields{text-align:left;white-space:normal;font:12px/1.35 monospace;max-width:380px;"
+    "overflow-wrap:anywhere}";
 
 static void h(report *rp, const char *s)
 {
@@ -285,9 +295,18 @@ static void top_table(report *rp, unsigned t)
     char d[32], s[32];
     if (!top->n)
         return;
-    pt_top_sort(top);
+    if (!task(rp, t)->watch)     /* watch_longest() sorted it already, and numbered it so */
+        pt_top_sort(top);
     fprintf(rp->out, "<table class=\"top\"><tr><th>the %u longest</th><th>started at</th><th>host</th><th>vpid</th>"
-            "<th>vtid</th>%s%s%s</tr>\n", top->n, rp->o->by ? "<th>" : "", rp->o->by ? rp->o->by : "", rp->o->by ? "</th>" : "");
+            "<th>vtid</th>", top->n);
+    if (rp->o->by) {
+        fputs("<th>", rp->out);
+        h(rp, rp->o->by);
+        fputs("</th>", rp->out);
+    }
+    if (task(rp, t)->watch)
+        fputs("<th>CPU in it</th>", rp->out);
+    fputs("<th class=\"fields\">its Start</th><th class=\"fields\">its Stop</th></tr>\n", rp->out);
     for (unsigned i = 0; i < top->n; i++) {
         const pt_inst *in = &top->heap[i];
         fprintf(rp->out, "<tr><td>%s</td><td>%s</td><td>", pt_fmt_ns((double)(in->end - in->start), d, 32),
@@ -299,7 +318,15 @@ static void top_table(report *rp, unsigned t)
             h(rp, in->by >= 0 ? rp->pairer.by_values[in->by] : "-");
             fputs("</td>", rp->out);
         }
-        fputs("</tr>\n", rp->out);
+        if (task(rp, t)->watch) {
+            uint64_t n, w = pt_cpu_watched(rp->cpu, task(rp, t)->watch[i], &n);
+            fprintf(rp->out, "<td>%s (%llu)</td>", weight_text(rp, PT_ON_CPU, w, s, sizeof(s)), (unsigned long long)n);
+        }
+        fputs("<td class=\"fields\">", rp->out);
+        h(rp, in->start_fields ? in->start_fields : "");
+        fputs("</td><td class=\"fields\">", rp->out);
+        h(rp, in->stop_fields ? in->stop_fields : "");
+        fputs("</td></tr>\n", rp->out);
     }
     fputs("</table>\n", rp->out);
 }
@@ -566,6 +593,7 @@ static void report_free(report *rp)
     for (unsigned i = 0; i < rp->ntasks; i++) {
         pt_hist_free(&rp->tasks[i].hist);
         pt_top_free(&rp->tasks[i].top);
+        free(rp->tasks[i].watch);
         for (unsigned b = 0; rp->tasks[i].by && b < PT_BY_MAX; b++)
             pt_hist_free(&rp->tasks[i].by[b]);
         free(rp->tasks[i].by);
@@ -583,6 +611,18 @@ static void report_free(report *rp)
     pt_cpu_free(rp->cpu);
 }
 
+/* The CPU of each longest instance is counted as the samples are read. */
+static void watch_longest(report *rp)
+{
+    for (unsigned t = 0; t < rp->ntasks; t++) {
+        task_stats *ts = &rp->tasks[t];
+        pt_top_sort(&ts->top);
+        ts->watch = pt_xcalloc(ts->top.n, sizeof(*ts->watch));
+        for (unsigned i = 0; i < ts->top.n; i++)
+            ts->watch[i] = pt_cpu_watch(rp->cpu, ts->top.heap[i].vpid, ts->top.heap[i].start, ts->top.heap[i].end);
+    }
+}
+
 static int report_to(const report_opts *o)
 {
     report rp = { .o = o, .stacks = pt_stacks_new(NULL) };
@@ -591,6 +631,7 @@ static int report_to(const report_opts *o)
     pt_output out;
     pt_cpu_opts co = { .per_task = 1 };
     pt_pairer_init(&rp.pairer, o->by, &ops);
+    rp.pairer.keep_fields = 1;
     int rc = pt_open(&o->in, &rp.r);
     if (!rc && pt_sample_trace_count(rp.r))
         rp.cpu = pt_cpu_new(&co);
@@ -599,6 +640,8 @@ static int report_to(const report_opts *o)
     if (pt_ran(rp.r)) {
         pt_pairer_finish(&rp.pairer);
         pt_stacks_finish(rp.stacks);
+        if (rp.cpu)
+            watch_longest(&rp);
         if (rp.cpu && pt_cpu_read(rp.cpu, rp.r))
             rc = PT_EXIT_DATA;
         if (pt_output_open(&out, o->output)) {

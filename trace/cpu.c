@@ -61,8 +61,20 @@ typedef struct cproc {
     unsigned ntasks;
 } cproc;
 
+/* An interval whose CPU is counted (pt_cpu_watch). */
+typedef struct watch {
+    int64_t pid, start, end;
+    uint64_t weight, samples;
+} watch;
+
 struct pt_cpu {
     pt_cpu_opts o;
+    watch *watches;
+    size_t nwatches, cap_watches;
+    unsigned *by_start;         /* watches by start time: the next to begin is by_start[next] */
+    size_t next;
+    unsigned *active;           /* begun, not known to be over */
+    size_t nactive;
     char *field[MAX_WHERE], *value[MAX_WHERE];
     pt_symbols *syms;
     pt_pairer pairer;
@@ -593,9 +605,61 @@ static int kept_at(pt_cpu *c, cproc *p, int64_t t)
     return open_at(&p->cut, t) != c->o.outside;
 }
 
+/* ---- watched intervals ------------------------------------------------------------------------- */
+
+unsigned pt_cpu_watch(pt_cpu *c, int64_t vpid, int64_t start, int64_t end)
+{
+    c->watches = pt_xgrow(c->watches, &c->cap_watches, c->nwatches + 1, sizeof(*c->watches));
+    c->watches[c->nwatches] = (watch){ vpid, start, end, 0, 0 };
+    return (unsigned)c->nwatches++;
+}
+
+uint64_t pt_cpu_watched(const pt_cpu *c, unsigned i, uint64_t *samples)
+{
+    *samples = c->watches[i].samples;
+    return c->watches[i].weight;
+}
+
+static int watch_order(const void *a, const void *b, void *arg)
+{
+    const watch *w = arg;
+    int64_t x = w[*(const unsigned *)a].start, y = w[*(const unsigned *)b].start;
+    return x < y ? -1 : x > y;
+}
+
+static void watches_ready(pt_cpu *c)
+{
+    c->by_start = pt_xcalloc(c->nwatches, sizeof(*c->by_start));
+    c->active = pt_xcalloc(c->nwatches, sizeof(*c->active));
+    for (size_t i = 0; i < c->nwatches; i++)
+        c->by_start[i] = (unsigned)i;
+    qsort_r(c->by_start, c->nwatches, sizeof(*c->by_start), watch_order, c->watches);
+}
+
+/* A CPU sample at t of process pid into the intervals holding it (samples come in time order). */
+static void watched(pt_cpu *c, int64_t pid, int64_t t, uint64_t w)
+{
+    while (c->next < c->nwatches && c->watches[c->by_start[c->next]].start <= t)
+        c->active[c->nactive++] = c->by_start[c->next++];
+    for (size_t i = 0; i < c->nactive;) {
+        watch *x = &c->watches[c->active[i]];
+        if (x->end <= t) {
+            c->active[i] = c->active[--c->nactive];
+            continue;
+        }
+        if (x->pid == pid) {
+            x->weight += w;
+            x->samples++;
+        }
+        i++;
+    }
+}
+
 static void on_cpu(pt_cpu *c, cproc *p, cthread *th, const pt_perf_sample *s, int64_t t)
 {
     uint64_t w = s->period_ns ? s->period : 1;
+    if (c->nwatches)
+        watched(c, s->pid, t, w);
     int keep = kept_at(c, p, t);
     if (!c->st.period) {
         c->st.period = s->period;
@@ -699,6 +763,7 @@ int pt_cpu_read(pt_cpu *c, pt_reader *r)
 {
     pt_perf_sink sink = { .sample = on_sample, .discarded = on_lost, .data = c };
     end_pass1(c, r);
+    watches_ready(c);
     int rc = pt_run_samples(r, &sink);
     for (size_t i = 0; i < c->nthreads; i++)
         c->st.unresumed += c->tlist[i]->pending == BLOCKED;
@@ -768,6 +833,9 @@ void pt_cpu_free(pt_cpu *c)
     free(c->names);
     free(c->kinds);
     free(c->tasks);
+    free(c->watches);
+    free(c->by_start);
+    free(c->active);
     free(c);
 }
 

@@ -108,6 +108,11 @@ uint32_t *pt_cpu_children(const pt_cpu *c, const pt_profile *p, uint32_t node, s
 /* The functions of the subtree at node (root, process, thread frames left out), the most self
  * weight first; *n of them. Free the array. */
 pt_func *pt_cpu_functions(const pt_cpu *c, const pt_profile *p, uint32_t node, size_t *n);
+/* Before pt_cpu_read(): the CPU of process vpid between start and end (LTTng's ns: an activity
+ * instance) is to be counted, cut or not; returns its number for pt_cpu_watched(). */
+unsigned pt_cpu_watch(pt_cpu *c, int64_t vpid, int64_t start, int64_t end);
+/* After: the CPU weight in it (ns of CPU with cpu-clock), and its samples in *samples. */
+uint64_t pt_cpu_watched(const pt_cpu *c, unsigned watch, uint64_t *samples);
 /* Per task (pt_task_name()'s index), with per_task: NULL for a task without samples. */
 const pt_cpu_task *pt_cpu_task_at(const pt_cpu *c, unsigned task);
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The report's "Where the CPU went" as Chromium rendered it (its DOM) against palev-trace cpu's
 # text: every cpu_host function is a flame graph frame labelled in full whose tooltip gives its
-# share; the functions table and the task table say what cpu says.
+# share; the functions table and the task table say what cpu says; the longest Phases say what
+# they were (their Start's and Stop's fields) and the CPU in them.
 # usage: report_check.py REPORT_DOM CPU_ALL_TXT CPU_DURING_TXT
 import html
 import re
@@ -56,6 +57,27 @@ else:
     print("Palev_Cpu:Phase: %s%% of the CPU during its activities, cpu --during kept %.1f%%" % (row.group(1), kept))
     if abs(float(row.group(1)) - kept) > 0.05:
         failures.append("task table: %s%% during Phase, cpu --during %.1f%%" % (row.group(1), kept))
+
+# The longest Phases: what each was (its Start's Kind, its Stop's Outcome) and the CPU in it.
+UNITS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+def ms(text):
+    value, unit = text.split()
+    return float(value) * UNITS[unit]
+
+phase = dom.split('<h3 class="task">Palev_Cpu:Phase</h3>')[1].split("<h3")[0]
+rows = re.findall(r"<tr><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>\d+</td><td>\d+</td><td>([^<]*) \((\d+)\)</td>"
+                  r'<td class="fields">([^<]*)</td><td class="fields">([^<]*)</td></tr>', phase)
+print("the longest Phases: %d rows" % len(rows))
+if len(rows) != 10:
+    failures.append("the longest Phases: %d rows with their CPU and fields, want 10" % len(rows))
+for duration, cpu_in, samples, start, stop in rows:
+    kind = re.fullmatch(r"Kind=(\d+)", start)
+    outcome = re.fullmatch(r"Outcome=(\d+)", stop)
+    print("  %-12s CPU %-12s (%s samples)  %-8s %s" % (duration, cpu_in, samples, start, stop))
+    if not kind or not outcome or int(outcome.group(1)) != int(kind.group(1)) + 6:
+        failures.append("a longest Phase's fields: %r / %r" % (start, stop))
+    elif ms(cpu_in) > 2 * ms(duration) + 0.5 or (kind.group(1) != "3" and not int(samples)):
+        failures.append("a longest Phase of %s: %s of CPU in %s" % (start, cpu_in, duration))
 
 for f in failures:
     print("FAIL: " + f, file=sys.stderr)
