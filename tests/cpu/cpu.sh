@@ -16,6 +16,8 @@
 #            methods are named
 #   report   the HTML report's flame graph in headless Chromium: not blank, every function of
 #            cpu_host labelled in full; its tables say what palev-trace cpu says
+#   speedscope  export --format speedscope: a sampled profile per thread, valid against speedscope's
+#            schema, the totals of cpu --by thread; speedscope (npm, headless Chromium) loads it
 #   nosamples  what palev-trace cpu says of a trace without samples, without switches, of a task
 #            it lacks, of perf's samples alone, of usage errors: exact, with the exit status
 # Exits 77 (skipped) where perf is missing or may not record.
@@ -202,6 +204,33 @@ PY
     pt_not_blank report.png || palev_fail "the report is blank"
     /usr/bin/python3 "$here/report_check.py" report.dom all.txt during.txt ||
         palev_fail "the report's CPU section differs from palev-trace cpu (in $work)"
+    ;;
+speedscope)
+    # export --format speedscope: a sampled profile per thread, valid for speedscope, which loads it.
+    . "$here/../trace/browser.sh"
+    trap 'pt_unserve; palev_cleanup_sessions' EXIT
+    record speedscope --cpu=4000 -- "$host" shares 5 0.6
+    "$palev_trace" export --format speedscope -o cpu.json "$work/speedscope" 2> export.err ||
+        palev_fail "export --format speedscope exited $?: $(cat export.err)"
+    "$palev_trace" cpu --by thread "$work/speedscope" > threads.txt 2> threads.err ||
+        palev_fail "cpu --by thread exited $?: $(cat threads.err)"
+    node=$work/../node
+    if [ ! -f "$node/node_modules/speedscope/dist/release/index.html" ]; then
+        mkdir -p "$node" && (cd "$node" && npm install --no-audit --no-fund --silent speedscope@1.25.0) ||
+            palev_fail "npm install speedscope@1.25.0 failed"
+    fi
+    release=$node/node_modules/speedscope/dist/release
+    /usr/bin/python3 "$here/speedscope_check.py" cpu.json "$release/file-format-schema.json" threads.txt ||
+        palev_fail "the speedscope export differs from palev-trace cpu --by thread (in $work)"
+    cp -r "$release" site && cp cpu.json site/ || palev_fail "cannot copy speedscope"
+    pt_serve site http.log || palev_fail "no HTTP server"
+    pt_chromium "http://127.0.0.1:$PT_HTTP_PORT/index.html#profileURL=/cpu.json" speedscope.png speedscope.html ||
+        palev_fail "chromium failed"
+    pt_not_blank speedscope.png > /dev/null || palev_fail "blank screenshot"
+    ! grep -q "Something went wrong\|Unrecognized format" speedscope.html || palev_fail "speedscope could not import the export"
+    grep -qF "<title>$work/speedscope - speedscope</title>" speedscope.html || palev_fail "speedscope did not load the export"
+    grep -q 'CPU cpu_host-[0-9]* <span[^>]*>(1/[0-9]*)</span>' speedscope.html ||
+        palev_fail "speedscope does not show the main thread's CPU profile first"
     ;;
 *)
     palev_fail "unknown case $case"
