@@ -41,6 +41,8 @@ typedef struct cthread {
     int pending;                /* a switch not yet followed by anything: 0, BLOCKED, RUNNABLE */
     int64_t out;                /* when it left its CPU */
     uint32_t leaf;              /* BLOCKED: its stack's node in the off-CPU tree */
+    uint32_t *last;             /* its last CPU sample's path in the CPU tree: names, then nodes */
+    size_t nlast;
 } cthread;
 enum { BLOCKED = 1, RUNNABLE = 2 };
 
@@ -94,6 +96,8 @@ struct pt_cpu {
     pt_cpu_task *tasks;
     unsigned ntasks;
     pt_cpu_stats st;
+    cproc *last_proc;                       /* the process asked for last */
+    cthread *last_thread;                   /* the thread asked for last */
     int64_t default_offset, first, last;    /* the LTTng trace's offset and span */
     uint32_t frames[MAX_FRAMES + 3];        /* scratch: one sample's names */
 };
@@ -139,17 +143,36 @@ static void profile_free(pt_profile *p)
     pt_map_free(&p->index);
 }
 
+#define FEW_CHILDREN 12    /* found by walking the siblings; more, through the index */
+
+static void index_child(pt_profile *p, uint32_t node)
+{
+    pt_map_put(&p->index, (uint64_t)p->nodes[node].parent << 32 | p->nodes[node].name, (void *)(uintptr_t)(node + 1));
+}
+
+/* The parent's callee of that name, made if new. Most nodes have a few callees: a walk of the
+ * siblings (nodes close in memory) beats a hash lookup in a table as large as the tree. */
 static uint32_t child(pt_profile *p, uint32_t parent, uint32_t name)
 {
-    uint64_t key = (uint64_t)parent << 32 | name;
-    uintptr_t i = (uintptr_t)pt_map_get(&p->index, key);
-    if (i)
-        return (uint32_t)(i - 1);
+    if (p->nodes[parent].nchild > FEW_CHILDREN) {
+        uintptr_t i = (uintptr_t)pt_map_get(&p->index, (uint64_t)parent << 32 | name);
+        if (i)
+            return (uint32_t)(i - 1);
+    } else {
+        for (uint32_t k = p->nodes[parent].child; k; k = p->nodes[k].sibling)
+            if (p->nodes[k].name == name)
+                return k;
+    }
     p->nodes = pt_xgrow(p->nodes, &p->cap, p->n + 1, sizeof(*p->nodes));
     uint32_t n = (uint32_t)p->n++;
     p->nodes[n] = (pt_cnode){ .parent = parent, .name = name, .sibling = p->nodes[parent].child };
     p->nodes[parent].child = n;
-    pt_map_put(&p->index, key, (void *)(uintptr_t)(n + 1));
+    if (++p->nodes[parent].nchild == FEW_CHILDREN + 1) {    /* from now on through the index */
+        for (uint32_t k = p->nodes[parent].child; k; k = p->nodes[k].sibling)
+            index_child(p, k);
+    } else if (p->nodes[parent].nchild > FEW_CHILDREN) {
+        index_child(p, n);
+    }
     return n;
 }
 
@@ -162,16 +185,45 @@ static uint32_t path(pt_profile *p, const uint32_t *names, size_t n)
     return node;
 }
 
-/* w more for the path ending at leaf: its self, and the total of it and every node above. */
+/* path() for a thread's next CPU sample: the part of its path the thread's last sample shared is
+ * not looked up again (consecutive samples of a thread mostly differ near the leaf). */
+static uint32_t thread_path(pt_profile *p, cthread *th, const uint32_t *names, size_t n)
+{
+    size_t same = 0;
+    uint32_t node = 0;
+    if (!th->last)
+        th->last = pt_xcalloc(2 * (MAX_FRAMES + 3), sizeof(*th->last));
+    while (same < n && same < th->nlast && th->last[same] == names[same])
+        same++;
+    if (same)
+        node = th->last[MAX_FRAMES + 3 + same - 1];
+    for (size_t i = same; i < n; i++) {
+        node = child(p, node, names[i]);
+        th->last[i] = names[i];
+        th->last[MAX_FRAMES + 3 + i] = node;
+    }
+    th->nlast = n;
+    return node;
+}
+
+/* w more for the path ending at leaf: its self (totals are summed once, by totals()). */
 static void credit(pt_profile *p, uint32_t leaf, uint64_t w)
 {
     p->nodes[leaf].self += w;
     p->nodes[leaf].self_n++;
-    for (uint32_t x = leaf;; x = p->nodes[x].parent) {
-        p->nodes[x].total += w;
-        p->nodes[x].total_n++;
-        if (!x)
-            return;
+}
+
+/* Each node's total: its self and its callees' totals. A node is made after its parent, so
+ * going down the indexes sums every callee before its caller. */
+static void totals(pt_profile *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        p->nodes[i].total = p->nodes[i].self;
+        p->nodes[i].total_n = p->nodes[i].self_n;
+    }
+    for (size_t i = p->n; i-- > 1;) {
+        p->nodes[p->nodes[i].parent].total += p->nodes[i].total;
+        p->nodes[p->nodes[i].parent].total_n += p->nodes[i].total_n;
     }
 }
 
@@ -266,31 +318,35 @@ pt_func *pt_cpu_functions(const pt_cpu *c, const pt_profile *p, uint32_t node, s
 
 static cproc *proc_of(pt_cpu *c, int64_t pid)
 {
+    if (c->last_proc && c->last_proc->pid == pid)     /* events and samples come in runs */
+        return c->last_proc;
     cproc *p = pt_map_get(&c->procs, (uint64_t)pid);
     if (p)
-        return p;
+        return c->last_proc = p;
     p = pt_xcalloc(1, sizeof(*p));
     p->pid = pid;
     p->key = FOREIGN_KEY;
     pt_map_put(&c->procs, (uint64_t)pid, p);
     c->plist = pt_xgrow(c->plist, &c->cap_procs, c->nprocs + 1, sizeof(*c->plist));
     c->plist[c->nprocs++] = p;
-    return p;
+    return c->last_proc = p;
 }
 
 static cthread *thread_of(pt_cpu *c, int64_t pid, int64_t tid)
 {
+    if (c->last_thread && c->last_thread->tid == tid && c->last_thread->pid == pid)
+        return c->last_thread;
     uint64_t key = (uint64_t)pid << 32 | (uint32_t)tid;
     cthread *t = pt_map_get(&c->threads, key);
     if (t)
-        return t;
+        return c->last_thread = t;
     t = pt_xcalloc(1, sizeof(*t));
     t->pid = pid;
     t->tid = tid;
     pt_map_put(&c->threads, key, t);
     c->tlist = pt_xgrow(c->tlist, &c->cap_threads, c->nthreads + 1, sizeof(*c->tlist));
     c->tlist[c->nthreads++] = t;
-    return t;
+    return c->last_thread = t;
 }
 
 static void set_name(char *dst, const char *name)
@@ -670,7 +726,7 @@ static void on_cpu(pt_cpu *c, cproc *p, cthread *th, const pt_perf_sample *s, in
         return;
     size_t n = full_path(c, p, th, name_frames(c, p, s, t, 1));
     if (keep) {
-        credit(&c->prof[PT_ON_CPU], path(&c->prof[PT_ON_CPU], c->frames, n), w);
+        credit(&c->prof[PT_ON_CPU], thread_path(&c->prof[PT_ON_CPU], th, c->frames, n), w);
         c->st.kept[PT_ON_CPU]++;
     }
     for (unsigned k = 0; k < c->ntasks; k++) {     /* a task the process never ran: outside */
@@ -767,6 +823,11 @@ int pt_cpu_read(pt_cpu *c, pt_reader *r)
     int rc = pt_run_samples(r, &sink);
     for (size_t i = 0; i < c->nthreads; i++)
         c->st.unresumed += c->tlist[i]->pending == BLOCKED;
+    for (int m = PT_ON_CPU; m <= PT_OFF_CPU; m++) {
+        totals(&c->prof[m]);
+        for (unsigned t = 0; t < c->ntasks; t++)
+            totals(&c->tasks[t].during[m]);
+    }
     c->st.weight[PT_ON_CPU] = c->prof[PT_ON_CPU].nodes[0].total;
     c->st.weight[PT_OFF_CPU] = c->prof[PT_OFF_CPU].nodes[0].total;
     return rc;
@@ -813,8 +874,10 @@ void pt_cpu_free(pt_cpu *c)
         free(p->cache);
         free(p);
     }
-    for (size_t i = 0; i < c->nthreads; i++)
+    for (size_t i = 0; i < c->nthreads; i++) {
+        free(c->tlist[i]->last);
         free(c->tlist[i]);
+    }
     for (size_t i = 0; i < c->nnames; i++)
         free(c->names[i]);
     for (unsigned t = 0; t < c->ntasks; t++) {

@@ -36,6 +36,7 @@ typedef enum pt_frame_kind {
 typedef struct pt_cnode {
     uint32_t parent, name;      /* name: pt_cpu_name() */
     uint32_t child, sibling;    /* the first child, the next sibling (0: none) */
+    uint32_t nchild;
     uint64_t self, total;
     uint64_t self_n, total_n;
 } pt_cnode;
@@ -43,7 +44,7 @@ typedef struct pt_cnode {
 typedef struct pt_profile {
     pt_cnode *nodes;
     size_t n, cap;
-    pt_map index;               /* parent << 32 | name -> node + 1 */
+    pt_map index;               /* parent << 32 | name -> node + 1, for parents of many children */
 } pt_profile;
 
 /* A function's share of a tree, or of a subtree: self in the leaf frame, total anywhere in the
