@@ -7,7 +7,9 @@
 # decoding floor) and palev-trace's commands, in CPU seconds (user + system, the median of
 # ROUNDS runs: steadier than wall time on a shared machine). `cpu` reads both traces: its time
 # is set against both counters, and its time beyond `summary` (which reads the LTTng trace only)
-# against perf's counter, as samples per second.
+# against perf's counter, as samples per second. With valgrind, also in instructions (callgrind:
+# no noise from the machine's load) on a shorter recording: the pass over the samples alone
+# (cpu, less cpu stopped after the LTTng trace by a task it lacks) against perf's counter.
 # MS: PALEV_CPU_READ_MS; ROUNDS: PALEV_CPU_READ_ROUNDS (default 3). Not a pass/fail test: it
 # fails only when something cannot run.
 set -u
@@ -84,6 +86,24 @@ bench "$work/cpu" "" "palev-collect --cpu=20000"
 if [ "$(id -u)" = 0 ]; then
     record --off-cpu -o "$work/off"
     bench "$work/off" --off-cpu "palev-collect --off-cpu"
+fi
+# Instructions of a command (callgrind; any exit status: one run stops on purpose)
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 > /dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+if command -v valgrind > /dev/null; then
+    ms=4000
+    record --cpu=20000 -o "$work/small"
+    echo
+    echo "instructions (callgrind), minivm ${ms} ms at 20 kHz: $(events "$work/small/perf/ctf") perf samples"
+    counter=$(instructions babeltrace2 -c sink.utils.counter -p step=+0 "$work/small/perf/ctf")
+    pass1=$(instructions "$pt" cpu --during Palev_Runtime:NoSuchTask "$work/small")
+    whole=$(instructions "$pt" cpu "$work/small")
+    printf '%-46s %14s\n' "babeltrace2 counter, perf's samples" "$counter" "palev-trace cpu, the LTTng trace only" "$pass1" \
+        "palev-trace cpu" "$whole"
+    echo "the samples' pass vs perf's counter: $(ratio "$((whole - pass1))" "$counter")"
 fi
 echo
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
