@@ -18,6 +18,7 @@
 #            cpu_host labelled in full; its tables say what palev-trace cpu says
 #   speedscope  export --format speedscope: a sampled profile per thread, valid against speedscope's
 #            schema, the totals of cpu --by thread; speedscope (npm, headless Chromium) loads it
+#   valgrind the CPU commands under valgrind (PALEV_VALGRIND): no error, the same answers
 #   nosamples  what palev-trace cpu says of a trace without samples, without switches, of a task
 #            it lacks, of perf's samples alone, of usage errors: exact, with the exit status
 # Exits 77 (skipped) where perf is missing or may not record.
@@ -231,6 +232,36 @@ speedscope)
     grep -qF "<title>$work/speedscope - speedscope</title>" speedscope.html || palev_fail "speedscope did not load the export"
     grep -q 'CPU cpu_host-[0-9]* <span[^>]*>(1/[0-9]*)</span>' speedscope.html ||
         palev_fail "speedscope does not show the main thread's CPU profile first"
+    ;;
+valgrind)
+    # palev-trace's CPU paths under valgrind (PALEV_VALGRIND): no invalid access, no use of
+    # uninitialised memory, nothing definitely lost, and the same answers as without it.
+    vg=${PALEV_VALGRIND:-valgrind}
+    record vg --off-cpu -- "$host" shares 3 0.5
+    status=0
+    for args in "cpu" "cpu --during Palev_Cpu:Phase --where Outcome=8" "cpu --outside Palev_Cpu:Phase --by thread --folded" \
+                "cpu --off-cpu --by thread" "report -o FILE" "export --format speedscope -o FILE"; do
+        name=$(echo "$args" | tr -c 'a-zA-Z0-9\n' _)
+        # shellcheck disable=SC2086
+        set -- ${args//FILE/$work/$name.plain}
+        "$palev_trace" "$@" "$work/vg" > "$name.plain.out" 2> "$name.plain.err"
+        rc=$?
+        # shellcheck disable=SC2086
+        set -- ${args//FILE/$work/$name.vg}
+        "$vg" --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --quiet \
+            "$palev_trace" "$@" "$work/vg" > "$name.vg.out" 2> "$name.vg.err"
+        vrc=$?
+        if [ $vrc = 99 ] || [ $vrc != $rc ] || [ $rc != 0 ]; then
+            echo "FAIL: palev-trace $args exited $rc, under valgrind $vrc: $(head -20 "$name.vg.err")"
+            status=1
+        elif ! cmp -s "$name.plain.out" "$name.vg.out" || { [ -e "$name.plain" ] && ! cmp -s "$name.plain" "$name.vg"; }; then
+            echo "FAIL: palev-trace $args answers otherwise under valgrind"
+            status=1
+        else
+            echo "ok: palev-trace $args (the same output)"
+        fi
+    done
+    [ $status = 0 ] || palev_fail "valgrind found errors (in $work)"
     ;;
 *)
     palev_fail "unknown case $case"
