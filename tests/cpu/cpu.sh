@@ -173,8 +173,13 @@ minivm)
     }
     gc=$(collector gc.txt) mutator=$(collector mutator.txt)
     echo "the collector's functions: ${gc}% of the CPU during collections, ${mutator}% outside them"
-    awk -v g="$gc" -v m="$mutator" 'BEGIN { exit !(g >= 75 && m <= 10) }' ||
-        palev_fail "the collector has ${gc}% of the CPU during collections (want >= 75%) and ${mutator}% outside (want <= 10%)"
+    if grep -q '__asan' all.txt gc.txt; then
+        # A sanitized build: malloc and free are AddressSanitizer's, costly both in and out.
+        echo "AddressSanitizer's allocator: the collector's share is not checked"
+    else
+        awk -v g="$gc" -v m="$mutator" 'BEGIN { exit !(g >= 75 && m <= 10) }' ||
+            palev_fail "the collector has ${gc}% of the CPU during collections (want >= 75%) and ${mutator}% outside (want <= 10%)"
+    fi
     awk '/%/ && $NF == "heap_collect" { exit !($4 + 0 >= 15) }' gc.txt ||
         palev_fail "heap_collect and its callees: under 15% of the CPU during collections"
     # JIT-compiled methods are named by the trace's CodeLoad events: one among the top functions
