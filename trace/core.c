@@ -785,6 +785,15 @@ int pt__run_graph(pt_reader *r, char *const *dirs, unsigned ndirs, int live,
     sigaction(SIGABRT, &sa, &old);
     if (g && build_graph(r, g, dirs, ndirs, live, &u) == 0)
         rc = (live ? run_live(r, g) : run_all(g)) == BT_GRAPH_RUN_STATUS_OK ? 0 : 1;
+    if (rc == 0) {
+        /* babeltrace2 2.0.4's CTF source may end a damaged stream as if it ended, an error cause
+         * left behind: the next graph would abort on it (found by fuzzing). A damaged trace. */
+        const bt_error *err = bt_current_thread_take_error();
+        if (err) {
+            bt_current_thread_move_error(err);
+            rc = 1;
+        }
+    }
     sigaction(SIGABRT, &old, NULL);
     bt_graph_put_ref(g);
     return rc;
