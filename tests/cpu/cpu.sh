@@ -187,6 +187,11 @@ minivm)
     awk '/%/ && $NF ~ /\[jit\]$/ && $4 + 0 >= 5 { found = 1 } END { exit !found }' all.txt ||
         palev_fail "no JIT-compiled method with 5% of the CPU among the top functions"
     ! grep -E '%  0x[0-9a-f]+$' all.txt || palev_fail "a bare address among the top functions"
+    # Self and total of every function as the folded lines give them (JIT recursion: a total
+    # counts a sample once however deep the function recurses in it).
+    "$palev_trace" cpu --top 100000 "$work/minivm" > every.txt && "$palev_trace" cpu --folded "$work/minivm" > folded.txt ||
+        palev_fail "cpu --top 100000 / --folded failed"
+    /usr/bin/python3 "$here/totals_check.py" every.txt folded.txt || palev_fail "self and total differ from --folded's"
     ;;
 report)
     # The HTML report's "Where the CPU went", as a person sees it in headless Chromium.
