@@ -231,6 +231,10 @@ static int no_samples(const cpu_run *x, pt_reader *r)
         fprintf(stderr, "palev-trace: %s: no sched:sched_switch samples: where threads block was not recorded "
                 "(record it with palev-collect --off-cpu)\n", pt_term(&t, pt_sample_trace_path(r, 0)));
         none = 1;
+    } else if (!st->samples[x->measure] && x->o->in.pid) {
+        fprintf(stderr, "palev-trace: %s: no CPU sample of process %u (--pid)\n", pt_term(&t, pt_sample_trace_path(r, 0)),
+                x->o->in.pid);
+        none = 1;
     } else if (!st->samples[x->measure]) {
         fprintf(stderr, "palev-trace: %s: no CPU sample in perf's trace\n", pt_term(&t, pt_sample_trace_path(r, 0)));
         none = 1;
@@ -323,7 +327,7 @@ static int run(const pt_command *self, int argc, char **argv)
         { "by", 0, PT_OPT_STRING, &o.by, NULL, "thread", "the functions of each thread", 0 },
         { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N functions with the most self time (default 20)", 0 },
         { "folded", 0, PT_OPT_FLAG, &o.folded, NULL, NULL,
-          "every call path as \"process;...;leaf COUNT\" (flamegraph.pl, speedscope, Perfetto): samples, or "
+          "every call path as \"process;...;leaf COUNT\" (flamegraph.pl, speedscope): samples, or "
           "microseconds blocked", 0 },
         { "off-cpu", 0, PT_OPT_FLAG, &o.off_cpu, NULL, NULL,
           "where threads blocked (palev-collect --off-cpu), not where they ran", 0 },

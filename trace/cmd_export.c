@@ -707,7 +707,6 @@ static int run(const pt_command *self, int argc, char **argv)
 
 const pt_command pt_cmd_export = {
     .name = "export", .synopsis = "[--format chrome|speedscope] [--event NAME] -o FILE [options] TRACE...",
-    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope (stacks attached); or "
-            "speedscope's own format: CPU samples per thread, event stacks per event",
+    .help = "Trace Event Format JSON (Perfetto, chrome://tracing, speedscope); or speedscope's profiles",
     .min_inputs = 1, .main = run,
 };

@@ -878,3 +878,8 @@ char *const *pt__perf_dirs(const pt_reader *r)
 {
     return r->perf_dirs;
 }
+
+unsigned pt__pid(const pt_reader *r)
+{
+    return r->pid;
+}

@@ -38,6 +38,8 @@ int pt__run_graph(pt_reader *r, char *const *dirs, unsigned ndirs, int live,
                   void (*message)(const bt_message *msg, void *data), void *data);
 /* "palev-trace: error: WHAT", then babeltrace2's causes, the root cause last. */
 void pt__bt_error(const char *what);
+/* --pid, or 0. */
+unsigned pt__pid(const pt_reader *r);
 /* The perf traces the reader found (pt_open), each a directory. */
 unsigned pt__perf_dir_count(const pt_reader *r);
 char *const *pt__perf_dirs(const pt_reader *r);

@@ -16,6 +16,7 @@ typedef struct decoder {
 
 typedef struct reading {
     const pt_perf_sink *sink;
+    unsigned pid;               /* --pid: only this process's samples (0: all) */
     pt_map decoders;            /* bt_event_class * -> decoder */
     const bt_event_class *last_ec;
     decoder *last;
@@ -116,6 +117,8 @@ static void on_event(reading *rd, const bt_message *msg)
     const bt_clock_snapshot *cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
     const bt_clock_class *cc = bt_clock_snapshot_borrow_clock_class_const(cs);
     pt_perf_sample s = { .kind = d->kind, .pid = int_at(p, d->pid), .tid = int_at(p, d->tid), .prev_state = -1 };
+    if (rd->pid && s.pid != (int64_t)rd->pid)
+        return;     /* --pid: another process */
     int64_t ns = 0, seconds = 0;
     uint64_t cycles = 0;
     bt_clock_snapshot_get_ns_from_origin(cs, &ns);
@@ -159,7 +162,7 @@ static void on_message(const bt_message *msg, void *data)
 
 int pt_run_samples(pt_reader *r, const pt_perf_sink *sink)
 {
-    reading rd = { .sink = sink };
+    reading rd = { .sink = sink, .pid = pt__pid(r) };
     int rc = 0;
     if (!pt__perf_dir_count(r))
         return 0;

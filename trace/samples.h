@@ -47,7 +47,7 @@ unsigned pt_sample_trace_count(const pt_reader *r);
 const char *pt_sample_trace_path(const pt_reader *r, unsigned i);
 
 /* Reads every sample of every perf trace in time order (other events, perf's dummy:HG, are
- * skipped). Returns 0, or PT_EXIT_DATA after saying why (damaged: what was read was handed over). */
+ * skipped; with --pid, so are other processes' samples). Returns 0, or PT_EXIT_DATA after saying why (damaged: what was read was handed over). */
 int pt_run_samples(pt_reader *r, const pt_perf_sink *sink);
 
 #endif /* PALEV_TRACE_SAMPLES_H */

@@ -127,6 +127,11 @@ nosamples)
     expect 2 "palev-trace cpu: --where filters the activities of --during or --outside TASK: give one" \
         cpu --where Kind=1 "$work/cpu"
     expect 2 'palev-trace cpu: --where takes FIELD=VALUE, not "Kind"' cpu --during Palev_Cpu:Phase --where Kind "$work/cpu"
+    # --pid keeps one process's samples: the program's are all there is; another's, none.
+    expect 1 "palev-trace: $work/cpu/perf/ctf: no CPU sample of process 1 (--pid)" cpu --pid 1 "$work/cpu"
+    "$palev_trace" cpu "$work/cpu" > nopid.out 2>&1 && "$palev_trace" cpu --pid "$pid" "$work/cpu" > pid.out 2>&1 ||
+        palev_fail "cpu --pid $pid failed: $(cat pid.out)"
+    diff -u nopid.out pid.out || palev_fail "cpu --pid $pid is not the program's samples"
     # A --where no activity passes: nothing kept, said in the header, exit 0.
     "$palev_trace" cpu --during Palev_Cpu:Phase --where Kind=99 "$work/cpu" > none.out 2> none.err ||
         palev_fail "--where Kind=99: exit $?: $(cat none.err)"
