@@ -189,10 +189,9 @@ static void say_no_task(pt_reader *r, const char *task)
 }
 
 /* What the samples cannot say, said once on stderr; 1 when the figures are incomplete. */
-static int say_limits(const cpu_run *x, pt_reader *r)
+static int say_limits(const cpu_run *x)
 {
     const pt_cpu_stats *st = pt_cpu_stats_of(x->cpu);
-    char a[32];
     if (st->lost)
         fprintf(stderr, "palev-trace: warning: perf lost %" PRIu64 " samples (its buffers were full): figures are "
                 "lower bounds\n", st->lost);
@@ -213,8 +212,6 @@ static int say_limits(const cpu_run *x, pt_reader *r)
     if (x->measure == PT_OFF_CPU && st->unresumed)
         fprintf(stderr, "palev-trace: note: %" PRIu64 " blocks were not over when the recording ended (or the thread "
                 "exited): not counted\n", st->unresumed);
-    (void)r;
-    (void)a;
     return st->lost != 0;
 }
 
@@ -274,7 +271,7 @@ static int cpu(const cpu_opts *o)
         rc = pt_verdict(r, PT_EXIT_DATA);
         goto end;
     }
-    if (say_limits(&x, r))
+    if (say_limits(&x))
         rc = PT_EXIT_DATA;
     if (o->folded) {
         uint32_t *stack = pt_xcalloc(1100, sizeof(*stack));

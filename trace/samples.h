@@ -17,10 +17,6 @@ typedef enum pt_sample_kind {
     PT_SAMPLE_SWITCH,           /* sched:sched_switch: a thread leaving its CPU */
 } pt_sample_kind;
 
-/* Thread states of sched_switch's prev_state (the kernel's TASK_REPORT bits). */
-#define PT_STATE_RUNNING 0      /* runnable: it yielded (0) or was preempted (256) */
-#define PT_STATE_PREEMPTED 256
-
 typedef struct pt_perf_sample {
     pt_sample_kind kind;
     int64_t raw;                /* perf's clock, ns: raw CLOCK_MONOTONIC when recorded with
@@ -28,7 +24,9 @@ typedef struct pt_perf_sample {
     int64_t pid, tid;           /* as perf saw them (its PID namespace) */
     uint64_t period;            /* PT_SAMPLE_CPU: what the sample stands for */
     int period_ns;              /* the period is ns of CPU (cpu-clock, task-clock), not cycles */
-    int64_t prev_state;         /* PT_SAMPLE_SWITCH: the state it left in; -1 otherwise */
+    int64_t prev_state;         /* PT_SAMPLE_SWITCH: the state it left in (the kernel's TASK_REPORT
+                                   bits: 0 runnable, 256 preempted, 1 sleeping, 2 uninterruptible,
+                                   0x10/0x20 exiting); -1 otherwise */
     const char *prev_comm;      /* PT_SAMPLE_SWITCH: the thread's name; NULL otherwise */
     uint64_t ip;
     const uint64_t *chain;      /* perf_callchain, innermost first, markers included */
