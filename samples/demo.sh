@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # README command one: install what is missing, build, trace minivm's built-in workload with
-# palev-collect (its runtime events, EventSource and ProviderStatus), and report what was recorded.
+# palev-collect (its runtime events, EventSource and ProviderStatus, and perf's CPU samples), and
+# report what was recorded and where the CPU went during the collections.
 # Runs from any directory, as often as you like; leaves no session or daemon of its own behind.
 # usage: samples/demo.sh [--build-dir DIR] [--no-build]
 #   --build-dir DIR  build (or find the build) in DIR (default: build-demo/ beside samples/)
@@ -46,9 +47,11 @@ record() {
     say "recording minivm's built-in workload with palev-collect"
     local rc
     rm -rf "$trace"
-    # MiniVM_*: minivm's counters and script events, typed events it defines at run time
+    # MiniVM_*: minivm's counters and script events, typed events it defines at run time;
+    # --cpu: perf's CPU samples beside them (without perf, or without the right to use it,
+    # palev-collect says so and records the rest)
     PALEV_GEN=$build/generator/palev-gen "$collect" -m "$top/manifest/runtime.man" -e 'MiniVM_*' \
-        -o "$trace" -- "$minivm" -v >"$build/collect.out" 2>"$build/minivm.err"
+        --cpu -o "$trace" -- "$minivm" -v >"$build/collect.out" 2>"$build/minivm.err"
     rc=$?
     sed 's/^/  /' "$build/collect.out"
     grep '^palev-collect: ' "$build/minivm.err" | sed 's/^/  /'
@@ -82,7 +85,7 @@ show_event() {
 report() {
     local text=$build/demo-trace.txt total rate gc metadata
     # Only minivm's events: on a shared machine other traced programs may be recording too.
-    babeltrace2 "$trace" 2>"$build/demo-babeltrace.log" | grep -F "vpid = $minivm_pid," |
+    babeltrace2 "$trace/ust" 2>"$build/demo-babeltrace.log" | grep -F "vpid = $minivm_pid," |
         grep -v ' lttng_ust_statedump:' >"$text" ||
         die "no events of minivm in $trace (babeltrace2: $build/demo-babeltrace.log)"
     total=$(wc -l <"$text")
@@ -123,9 +126,9 @@ report() {
     say "look further"
     cat <<EOF
   every event, decoded:
-      babeltrace2 $trace | less
+      babeltrace2 $trace/ust | less
   the collections only:
-      babeltrace2 $trace | grep -E 'Palev_Runtime:GC(Start|End):'
+      babeltrace2 $trace/ust | grep -E 'Palev_Runtime:GC(Start|End):'
   in a GUI: Trace Compass (https://eclipse.dev/tracecompass), File > Open Trace..., pick
       $metadata
   record only some areas, chosen by the manifest's keywords, like perfcollect:
@@ -141,6 +144,13 @@ analyse() {
     local man=(-m "$top/manifest/runtime.man" -m "$top/manifest/eventsource.man")
     say "activities (palev-trace activities --by Generation)"
     "$pt" activities "${man[@]}" --by Generation --top 5 "$trace"
+    if [ -d "$trace/perf/ctf" ]; then
+        say "the CPU during the collections (palev-trace cpu --during Palev_Runtime:GC)"
+        "$pt" cpu "${man[@]}" --during Palev_Runtime:GC --top 8 "$trace"
+        echo "  (outside them: palev-trace cpu --outside Palev_Runtime:GC $trace; the flame graph: the report)"
+    else
+        say "no CPU samples (perf is missing or may not record here: palev-collect said why above)"
+    fi
     "$pt" report "${man[@]}" --by Generation -o "$html" "$trace" ||
         echo "(palev-trace report exited $?: see above)"
     say "report"

@@ -11,9 +11,10 @@
 static const char *const own_events[] = {
     "Paleventing:EventSource", "Paleventing:ProviderStatus", "lttng_ust_statedump:*", NULL,
 };
-static const char *const stack_events[] = {
-    "Paleventing:Stack", "Paleventing:CodeLoad", "Paleventing:CodeUnload", "Paleventing:CodeRundown",
-    "lttng_ust_dl:*", NULL,
+/* The code the runtime generated and the libraries it opened: what names the frames of call
+ * stacks (--stacks) and of perf's samples (--cpu). */
+static const char *const code_events[] = {
+    "Paleventing:CodeLoad", "Paleventing:CodeUnload", "Paleventing:CodeRundown", "lttng_ust_dl:*", NULL,
 };
 
 static void chomp(pc_buf *b)
@@ -185,8 +186,10 @@ char *pc_event_list(const pc_ctx *c)
     add_csv(&all, c->events);
     for (size_t i = 0; own_events[i]; i++)
         add_unique(&all, own_events[i]);
-    for (size_t i = 0; c->o.stacks && stack_events[i]; i++)
-        add_unique(&all, stack_events[i]);
+    if (c->o.stacks)
+        add_unique(&all, "Paleventing:Stack");
+    for (size_t i = 0; (c->o.stacks || c->o.cpu_hz) && code_events[i]; i++)
+        add_unique(&all, code_events[i]);
     for (size_t i = 0; i < c->o.extra.n; i++)
         add_csv(&all, c->o.extra.v[i]);
     for (size_t i = 0; i < all.n; i++)

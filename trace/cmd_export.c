@@ -3,13 +3,15 @@
  * chrome://tracing, speedscope), written as the trace is read: a track per process and thread;
  * activities as B/E slices; other events as instants with every field in args; counters as C
  * events; each event's call stack (Paleventing:Stack) attached to its record ("sf", frames named
- * in "stackFrames"). --format speedscope: the call stacks as speedscope's own format, one sampled
- * profile per event. Written to a temporary file renamed into place when complete. */
+ * in "stackFrames"). --format speedscope: speedscope's own format, perf's samples beside the trace
+ * as a sampled profile per thread (CPU time, and blocked time), the call stacks of events as one
+ * per event. Written to a temporary file renamed into place when complete. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
 #include "counters.h"
+#include "cpu.h"
 #include "stacks.h"
 #include "stats.h"
 #include "summary.h"
@@ -481,82 +483,185 @@ static int export_chrome(const export_opts *o, pt_output *out, int *complete)
 
 /* ---- speedscope -------------------------------------------------------------------------------------- */
 
-static void on_stack_event(const pt_event *ev, void *data)
+typedef struct scope {
+    FILE *out;
+    pt_stacks *stacks;
+    pt_cpu *cpu;                /* perf's samples beside the trace, or NULL */
+    pt_map index;               /* frame name -> its index in shared.frames + 1 */
+    const char **names;
+    size_t nnames, cap;
+    int profiles;               /* written so far */
+    uint32_t *path;             /* scratch: a call path's names, root first */
+} scope;
+
+static void on_scope_event(const pt_event *ev, void *data)
 {
-    pt_stacks_event(data, ev);
+    scope *sc = data;
+    pt_stacks_event(sc->stacks, ev);
+    if (sc->cpu)
+        pt_cpu_event(sc->cpu, ev);
 }
 
-/* One sampled profile per event, weighted by how often each stack was seen; frames in a shared
- * table, each name once. */
-static void write_speedscope(const pt_stacks *s, const char *name, FILE *out)
+/* A frame's index in the shared table, the name added on first use. */
+static size_t frame_index(scope *sc, const char *name)
 {
-    pt_map index = { 0 };
-    const char **names = NULL;
-    size_t nnames = 0, cap = 0;
-    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"palev-trace\",\"name\":", out);
-    pt_json_string(out, name);
-    fputs(",\"activeProfileIndex\":0,\"profiles\":[", out);
+    uintptr_t id = (uintptr_t)pt_map_get_str(&sc->index, name);
+    if (!id) {
+        sc->names = pt_xgrow(sc->names, &sc->cap, sc->nnames + 1, sizeof(*sc->names));
+        sc->names[sc->nnames++] = name;
+        id = sc->nnames;
+        pt_map_put_str(&sc->index, name, (void *)id);
+    }
+    return (size_t)id - 1;
+}
+
+static void profile_head(scope *sc, const char *name, const char *unit)
+{
+    fputs(sc->profiles++ ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", sc->out);
+    pt_json_string(sc->out, name);
+    fprintf(sc->out, ",\"unit\":\"%s\",\"startValue\":0,\"samples\":[", unit);
+}
+
+/* One sampled profile per event recorded with its stack, weighted by how often each was seen. */
+static void stack_profiles(scope *sc)
+{
+    const pt_stacks *s = sc->stacks;
     for (size_t i = 0; i < pt_stacks_count(s);) {
         size_t n = pt_stacks_run(s, i);
         uint64_t total = 0;
-        fputs(i ? ",{\"type\":\"sampled\",\"name\":" : "{\"type\":\"sampled\",\"name\":", out);
-        pt_json_string(out, pt_stacks_at(s, i)->event);
-        fputs(",\"unit\":\"none\",\"startValue\":0,\"samples\":[", out);
+        profile_head(sc, pt_stacks_at(s, i)->event, "none");
         for (size_t j = i; j < i + n; j++) {
             const pt_stack *st = pt_stacks_at(s, j);
-            fputs(j > i ? ",[" : "[", out);
-            for (unsigned f = st->nframes; f > 0; f--) {    /* speedscope: root first */
-                uintptr_t id = (uintptr_t)pt_map_get_str(&index, st->frames[f - 1]);
-                if (!id) {
-                    names = pt_xgrow(names, &cap, nnames + 1, sizeof(*names));
-                    names[nnames++] = st->frames[f - 1];
-                    id = nnames;
-                    pt_map_put_str(&index, st->frames[f - 1], (void *)id);
-                }
-                fprintf(out, "%s%zu", f < st->nframes ? "," : "", (size_t)id - 1);
-            }
-            putc_unlocked(']', out);
+            fputs(j > i ? ",[" : "[", sc->out);
+            for (unsigned f = st->nframes; f > 0; f--)     /* speedscope: root first */
+                fprintf(sc->out, "%s%zu", f < st->nframes ? "," : "", frame_index(sc, st->frames[f - 1]));
+            putc_unlocked(']', sc->out);
             total += st->count;
         }
-        fputs("],\"weights\":[", out);
+        fputs("],\"weights\":[", sc->out);
         for (size_t j = i; j < i + n; j++)
-            fprintf(out, "%s%llu", j > i ? "," : "", (unsigned long long)pt_stacks_at(s, j)->count);
-        fprintf(out, "],\"endValue\":%llu}", (unsigned long long)total);
+            fprintf(sc->out, "%s%llu", j > i ? "," : "", (unsigned long long)pt_stacks_at(s, j)->count);
+        fprintf(sc->out, "],\"endValue\":%llu}", (unsigned long long)total);
         i += n;
     }
-    fputs("],\"shared\":{\"frames\":[", out);
-    for (size_t i = 0; i < nnames; i++) {
-        fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        pt_json_string(out, names[i]);
-        putc_unlocked('}', out);
+}
+
+/* Every call path of a thread's subtree with a weight of its own: its frames root first (the
+ * thread's own frame left out), then the weight; one pass writes the samples, one the weights. */
+static void thread_paths(scope *sc, const pt_profile *p, uint32_t node, size_t depth, int weights, int *first)
+{
+    const pt_cnode *n = &p->nodes[node];
+    if (n->self) {
+        if (weights) {
+            fprintf(sc->out, "%s%llu", *first ? "" : ",", (unsigned long long)n->self);
+        } else {
+            fputs(*first ? "[" : ",[", sc->out);
+            for (size_t i = 0; i < depth; i++)
+                fprintf(sc->out, "%s%zu", i ? "," : "", frame_index(sc, pt_cpu_name(sc->cpu, sc->path[i])));
+            putc_unlocked(']', sc->out);
+        }
+        *first = 0;
     }
-    fputs("]}}\n", out);
-    free(names);
-    pt_map_free(&index);
+    for (uint32_t k = n->child; k; k = p->nodes[k].sibling)
+        if (p->nodes[k].total && depth < PT_STACK_MAX_FRAMES) {
+            sc->path[depth] = p->nodes[k].name;
+            thread_paths(sc, p, k, depth + 1, weights, first);
+        }
+}
+
+static int heaviest(const void *a, const void *b, void *arg)
+{
+    const pt_profile *p = arg;
+    uint64_t x = p->nodes[*(const uint32_t *)a].total, y = p->nodes[*(const uint32_t *)b].total;
+    return (x < y) - (x > y);
+}
+
+/* One sampled profile per thread, the busiest first: "CPU cpu_host-1234" in ns of CPU, and
+ * with sched_switch recorded "blocked cpu_host-1234" in ns blocked. */
+static void sample_profiles(scope *sc, int measure)
+{
+    const pt_profile *p = pt_cpu_profile(sc->cpu, measure);
+    uint32_t *threads = NULL;
+    size_t n = 0, cap = 0;
+    for (uint32_t proc = p->nodes[0].child; proc; proc = p->nodes[proc].sibling)
+        for (uint32_t t = p->nodes[proc].child; t; t = p->nodes[t].sibling)
+            if (p->nodes[t].total) {
+                threads = pt_xgrow(threads, &cap, n + 1, sizeof(*threads));
+                threads[n++] = t;
+            }
+    if (n)
+        qsort_r(threads, n, sizeof(*threads), heaviest, (void *)p);
+    for (size_t i = 0; i < n; i++) {
+        char *name = pt_xasprintf("%s %s", measure == PT_ON_CPU ? "CPU" : "blocked",
+                                  pt_cpu_name(sc->cpu, p->nodes[threads[i]].name));
+        int first = 1;
+        profile_head(sc, name, pt_cpu_stats_of(sc->cpu)->period_ns || measure == PT_OFF_CPU ? "nanoseconds" : "none");
+        thread_paths(sc, p, threads[i], 0, 0, &first);
+        fputs("],\"weights\":[", sc->out);
+        first = 1;
+        thread_paths(sc, p, threads[i], 0, 1, &first);
+        fprintf(sc->out, "],\"endValue\":%llu}", (unsigned long long)p->nodes[threads[i]].total);
+        free(name);
+    }
+    free(threads);
+}
+
+static void write_speedscope(scope *sc, const char *name)
+{
+    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"palev-trace\",\"name\":",
+          sc->out);
+    pt_json_string(sc->out, name);
+    fputs(",\"activeProfileIndex\":0,\"profiles\":[", sc->out);
+    if (sc->cpu) {
+        sample_profiles(sc, PT_ON_CPU);
+        sample_profiles(sc, PT_OFF_CPU);
+    }
+    stack_profiles(sc);
+    fputs("],\"shared\":{\"frames\":[", sc->out);
+    for (size_t i = 0; i < sc->nnames; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", sc->out);
+        pt_json_string(sc->out, sc->names[i]);
+        putc_unlocked('}', sc->out);
+    }
+    fputs("]}}\n", sc->out);
 }
 
 static int export_speedscope(const export_opts *o, pt_output *out, int *complete)
 {
-    pt_stacks *s = pt_stacks_new(o->event);
+    pt_cpu_opts co = { .by_thread = 1 };
+    scope sc = { .out = out->f, .stacks = pt_stacks_new(o->event) };
     pt_reader *r = NULL;
-    pt_sink sink = { .event = on_stack_event, .data = s };
-    int rc = pt_read_all(&o->in, &sink, &r);
+    pt_sink sink = { .event = on_scope_event, .data = &sc };
+    int rc = pt_open(&o->in, &r);
+    if (!rc && pt_sample_trace_count(r))
+        sc.cpu = pt_cpu_new(&co);
+    if (!rc)
+        rc = pt_run(r, &sink);
     if (pt_ran(r)) {
-        pt_stacks_finish(s);
-        if (!pt_stacks_total(s)) {
+        pt_stacks_finish(sc.stacks);
+        if (sc.cpu && pt_cpu_read(sc.cpu, r))
+            rc = PT_EXIT_DATA;
+        uint64_t samples = sc.cpu ? pt_cpu_profile(sc.cpu, PT_ON_CPU)->nodes[0].total +
+                                    pt_cpu_profile(sc.cpu, PT_OFF_CPU)->nodes[0].total : 0;
+        if (!pt_stacks_total(sc.stacks) && !samples) {
             pt_text t = { 0 };
             fprintf(stderr, "palev-trace: %s: no Paleventing:Stack event%s%s (record them with "
-                    "`lttng enable-event -u Paleventing:Stack`)\n", pt_term(&t, o->in.paths[0]),
-                    o->event ? " for " : "", o->event ? pt_term(&t, o->event) : "");
+                    "`lttng enable-event -u Paleventing:Stack`) and no CPU samples (palev-collect --cpu)\n",
+                    pt_term(&t, o->in.paths[0]), o->event ? " for " : "", o->event ? pt_term(&t, o->event) : "");
             pt_text_free(&t);
             rc = PT_EXIT_DATA;
         } else {
-            write_speedscope(s, o->in.paths[0], out->f);
+            sc.path = pt_xcalloc(PT_STACK_MAX_FRAMES, sizeof(*sc.path));
+            write_speedscope(&sc, o->in.paths[0]);
             *complete = 1;
         }
         rc = pt_verdict(r, rc);
     }
-    pt_stacks_free(s);
+    pt_stacks_free(sc.stacks);
+    pt_cpu_free(sc.cpu);
+    pt_map_free(&sc.index);
+    free(sc.names);
+    free(sc.path);
     pt_close(r);
     return rc;
 }
@@ -602,7 +707,6 @@ static int run(const pt_command *self, int argc, char **argv)
 
 const pt_command pt_cmd_export = {
     .name = "export", .synopsis = "[--format chrome|speedscope] [--event NAME] -o FILE [options] TRACE...",
-    .help = "Trace Event Format JSON for Perfetto, chrome://tracing, speedscope (stacks attached); or "
-            "the stacks as speedscope's own format",
+    .help = "Trace Event Format JSON (Perfetto, chrome://tracing, speedscope); or speedscope's profiles",
     .min_inputs = 1, .main = run,
 };

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-trace report: one self-contained HTML page (inline CSS and SVG, no script, no network):
  * the summary, per task a duration histogram and the instances over time, events per second,
- * counters as line charts, the longest instances. */
+ * counters as line charts, the longest instances; with perf's samples beside the trace, where
+ * the CPU went (and where threads waited) as flame graphs, functions and per task. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "command.h"
 #include "counters.h"
+#include "cpu.h"
 #include "stacks.h"
 #include "stats.h"
 #include "summary.h"
@@ -15,6 +17,8 @@
 #define MAX_SERIES 48   /* counter series drawn; more are counted and said */
 #define SERIES_WIDTH0 1000
 #define TOP_STACKS 5    /* call paths shown per event */
+#define TOP_FUNCTIONS 15
+#define TOP_DURING 3    /* functions shown per task */
 
 typedef struct report_opts {
     pt_input in;
@@ -27,6 +31,7 @@ typedef struct task_stats {
     pt_hist hist;
     pt_series timeline;         /* instances by start time: count and longest per bin */
     pt_top top;
+    unsigned *watch;            /* with CPU samples: the CPU of top's instances (pt_cpu_watch) */
     pt_hist *by;                /* per --by value, PT_BY_MAX of them */
 } task_stats;
 
@@ -40,6 +45,7 @@ typedef struct report {
     pt_reader *r;
     pt_summary sum;
     pt_stacks *stacks;
+    pt_cpu *cpu;                /* perf's samples beside the trace, or NULL */
     pt_pairer pairer;
     task_stats *tasks;
     unsigned ntasks;
@@ -52,6 +58,8 @@ typedef struct report {
     int started;
     FILE *out;
 } report;
+
+static const char *weight_text(const report *rp, int measure, uint64_t w, char *buf, size_t size);
 
 static task_stats *task(report *rp, unsigned i)
 {
@@ -82,7 +90,12 @@ static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
     }
     pt_inst in = { .start = f->start, .end = ev->ts, .vpid = th->vpid, .vtid = th->vtid,
                    .task = f->task, .by = f->by, .trace = th->trace };
-    pt_top_add(&t->top, &in);
+    if (pt_top_would_keep(&t->top, ev->ts - f->start)) {   /* what it was: its Start's and Stop's fields */
+        in.start_fields = f->fields;
+        in.stop_fields = pt_fields_text(pt_payload(ev));
+        pt_top_add(&t->top, &in);
+        free(in.stop_fields);
+    }
 }
 
 static void counter_value(const pt_sample *x, void *data)
@@ -118,6 +131,8 @@ static void on_event(const pt_event *ev, void *data)
     pt_pairer_event(&rp->pairer, ev);
     pt_counter_values(ev, counter_value, rp);
     pt_stacks_event(rp->stacks, ev);
+    if (rp->cpu)
+        pt_cpu_event(rp->cpu, ev);
 }
 
 /* ---- the page ------------------------------------------------------------------------------- */
@@ -140,7 +155,11 @@ static const char css[] =
     ".chart svg{display:block}svg .axis{stroke:#333;stroke-width:1}svg .grid{stroke:#ddd;stroke-width:.5}svg .tick{font-size:10px;fill:#555}"
     "svg .bucket{fill:#457b9d}svg .pause{fill:#e76f51}svg .series{fill:none;stroke:#2a9d8f;stroke-width:1.6}"
     "footer{color:#5a6472;font-size:12px;padding:0 32px 24px}"
-    "ol.stack{margin:0;padding-left:22px;text-align:left;font:12px/1.35 monospace}";
+    "ol.stack{margin:0;padding-left:22px;text-align:left;font:12px/1.35 monospace}"
+    ".flamebox{overflow-x:auto;max-width:100%}svg.flame text{fill:#1d232b}svg.flame .key{fill:#5a6472}"
+    "svg.flame g.f:hover rect{stroke:#1d232b;stroke-width:.8}td.fn{font-family:monospace;text-align:left}"
+    "td.fields,th.fields{text-align:left;white-space:normal;font:12px/1.35 monospace;max-width:380px;"
+    "overflow-wrap:anywhere}";
 
 static void h(report *rp, const char *s)
 {
@@ -276,9 +295,18 @@ static void top_table(report *rp, unsigned t)
     char d[32], s[32];
     if (!top->n)
         return;
-    pt_top_sort(top);
+    if (!task(rp, t)->watch)     /* watch_longest() sorted it already, and numbered it so */
+        pt_top_sort(top);
     fprintf(rp->out, "<table class=\"top\"><tr><th>the %u longest</th><th>started at</th><th>host</th><th>vpid</th>"
-            "<th>vtid</th>%s%s%s</tr>\n", top->n, rp->o->by ? "<th>" : "", rp->o->by ? rp->o->by : "", rp->o->by ? "</th>" : "");
+            "<th>vtid</th>", top->n);
+    if (rp->o->by) {
+        fputs("<th>", rp->out);
+        h(rp, rp->o->by);
+        fputs("</th>", rp->out);
+    }
+    if (task(rp, t)->watch)
+        fputs("<th>CPU in it</th>", rp->out);
+    fputs("<th class=\"fields\">its Start</th><th class=\"fields\">its Stop</th></tr>\n", rp->out);
     for (unsigned i = 0; i < top->n; i++) {
         const pt_inst *in = &top->heap[i];
         fprintf(rp->out, "<tr><td>%s</td><td>%s</td><td>", pt_fmt_ns((double)(in->end - in->start), d, 32),
@@ -290,7 +318,15 @@ static void top_table(report *rp, unsigned t)
             h(rp, in->by >= 0 ? rp->pairer.by_values[in->by] : "-");
             fputs("</td>", rp->out);
         }
-        fputs("</tr>\n", rp->out);
+        if (task(rp, t)->watch) {
+            uint64_t n, w = pt_cpu_watched(rp->cpu, task(rp, t)->watch[i], &n);
+            fprintf(rp->out, "<td>%s (%llu)</td>", weight_text(rp, PT_ON_CPU, w, s, sizeof(s)), (unsigned long long)n);
+        }
+        fputs("<td class=\"fields\">", rp->out);
+        h(rp, in->start_fields ? in->start_fields : "");
+        fputs("</td><td class=\"fields\">", rp->out);
+        h(rp, in->stop_fields ? in->stop_fields : "");
+        fputs("</td></tr>\n", rp->out);
     }
     fputs("</table>\n", rp->out);
 }
@@ -384,6 +420,112 @@ static void counter_section(report *rp, int64_t t1)
                 (unsigned long long)rp->counters_dropped, MAX_SERIES);
 }
 
+/* ---- where the CPU went ----------------------------------------------------------------------- */
+
+static const char *weight_text(const report *rp, int measure, uint64_t w, char *buf, size_t size)
+{
+    if (measure == PT_ON_CPU && !pt_cpu_stats_of(rp->cpu)->period_ns)
+        snprintf(buf, size, "%llu samples", (unsigned long long)w);
+    else
+        pt_fmt_ns((double)w, buf, size);
+    return buf;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void function_table(report *rp, int measure)
+{
+    const pt_profile *p = pt_cpu_profile(rp->cpu, measure);
+    uint64_t all = p->nodes[0].total;
+    size_t n;
+    pt_func *f = pt_cpu_functions(rp->cpu, p, 0, &n);
+    char a[32], b[32];
+    fputs("<h3>Functions</h3>\n<table class=\"functions\"><tr><th>function</th><th>self</th><th>self %</th>"
+          "<th>total</th><th>total %</th></tr>\n", rp->out);
+    for (size_t i = 0; i < n && i < TOP_FUNCTIONS; i++) {
+        fputs("<tr><td class=\"fn\">", rp->out);
+        h(rp, pt_cpu_name(rp->cpu, f[i].name));
+        fprintf(rp->out, "</td><td>%s</td><td>%.1f%%</td><td>%s</td><td>%.1f%%</td></tr>\n",
+                weight_text(rp, measure, f[i].self, a, sizeof(a)), share(f[i].self, all),
+                weight_text(rp, measure, f[i].total, b, sizeof(b)), share(f[i].total, all));
+    }
+    fputs("</table>\n", rp->out);
+    free(f);
+}
+
+/* The functions with the most self weight during a task's activities, "name 61%, ...". */
+static void during_functions(report *rp, const pt_profile *p)
+{
+    size_t n;
+    pt_func *f = pt_cpu_functions(rp->cpu, p, 0, &n);
+    for (size_t i = 0; i < n && i < TOP_DURING && f[i].self; i++) {
+        fputs(i ? ", " : "", rp->out);
+        h(rp, pt_cpu_name(rp->cpu, f[i].name));
+        fprintf(rp->out, " %.0f%%", share(f[i].self, p->nodes[0].total));
+    }
+    free(f);
+}
+
+static void task_table(report *rp, int measure, const unsigned *order)
+{
+    char a[32], b[32];
+    int any = 0;
+    for (unsigned i = 0; i < pt_task_count(rp->r); i++) {
+        const pt_cpu_task *t = pt_cpu_task_at(rp->cpu, order[i]);
+        if (!t)
+            continue;
+        if (!any++)
+            fprintf(rp->out, "<h3>During each task's activities</h3>\n<p>A sample counts as during a task when "
+                    "one of the task's activities was open in its process, on any thread.</p>\n<table class=\"tasks\">"
+                    "<tr><th>task</th><th>%s during</th><th>share</th><th>outside</th><th>share</th>"
+                    "<th style=\"text-align:left\">where it went during them (self)</th></tr>\n",
+                    measure == PT_ON_CPU ? "CPU" : "blocked");
+        uint64_t during = t->during[measure].nodes[0].total, outside = t->outside[measure];
+        fputs("<tr><td>", rp->out);
+        h(rp, pt_task_name(rp->r, order[i]));
+        fprintf(rp->out, "</td><td>%s</td><td>%.1f%%</td><td>%s</td><td>%.1f%%</td><td class=\"fn\">",
+                weight_text(rp, measure, during, a, sizeof(a)), share(during, during + outside),
+                weight_text(rp, measure, outside, b, sizeof(b)), share(outside, during + outside));
+        during_functions(rp, &t->during[measure]);
+        fputs("</td></tr>\n", rp->out);
+    }
+    if (any)
+        fputs("</table>\n", rp->out);
+}
+
+static void cpu_section(report *rp, int measure, const unsigned *order)
+{
+    const pt_cpu_stats *st = pt_cpu_stats_of(rp->cpu);
+    const pt_profile *p = pt_cpu_profile(rp->cpu, measure);
+    char a[32], b[32];
+    if (!p->nodes[0].total)
+        return;
+    if (measure == PT_ON_CPU) {
+        fprintf(rp->out, "<h2 id=\"cpu\">Where the CPU went</h2>\n<p>%llu CPU samples of %u process%s, %u thread%s: "
+                "%s of CPU", (unsigned long long)st->samples[PT_ON_CPU], st->processes, st->processes == 1 ? "" : "es",
+                st->threads, st->threads == 1 ? "" : "s", weight_text(rp, measure, p->nodes[0].total, a, sizeof(a)));
+        if (st->period_ns)
+            fprintf(rp->out, " (one sample every %s of CPU)", pt_fmt_ns((double)st->period, b, sizeof(b)));
+        fputs(", recorded by perf beside the trace. Each frame is as wide as its samples, its callees above it; "
+              "hover a frame for its name and share. <code>palev-trace cpu</code> prints the same figures.</p>\n", rp->out);
+    } else {
+        fprintf(rp->out, "<h2 id=\"offcpu\">Where threads waited</h2>\n<p>%s blocked in %llu blocks "
+                "(sched:sched_switch: a thread leaving its CPU asleep, until perf next saw it), the stack where "
+                "each blocked; besides, threads waited %s runnable for a CPU. "
+                "<code>palev-trace cpu --off-cpu</code> prints the same figures.</p>\n",
+                pt_fmt_ns((double)p->nodes[0].total, a, sizeof(a)), (unsigned long long)st->kept[PT_OFF_CPU],
+                pt_fmt_ns((double)st->runnable, b, sizeof(b)));
+    }
+    fputs("<div class=\"chart flamebox\">\n", rp->out);
+    pt_svg_flame(rp->out, rp->cpu, p, measure);
+    fputs("</div>\n", rp->out);
+    function_table(rp, measure);
+    task_table(rp, measure, order);
+}
+
 /* "Where they come from": per event recorded with stacks, its most frequent call paths. */
 static void stacks_section(report *rp)
 {
@@ -432,6 +574,10 @@ static void write_page(report *rp)
     unsigned *order = task_order(rp);
     activity_table(rp, (double)(last - first), order);
     task_sections(rp, last, order);
+    if (rp->cpu) {
+        cpu_section(rp, PT_ON_CPU, order);
+        cpu_section(rp, PT_OFF_CPU, order);
+    }
     free(order);
     stacks_section(rp);
     event_section(rp, last);
@@ -447,6 +593,7 @@ static void report_free(report *rp)
     for (unsigned i = 0; i < rp->ntasks; i++) {
         pt_hist_free(&rp->tasks[i].hist);
         pt_top_free(&rp->tasks[i].top);
+        free(rp->tasks[i].watch);
         for (unsigned b = 0; rp->tasks[i].by && b < PT_BY_MAX; b++)
             pt_hist_free(&rp->tasks[i].by[b]);
         free(rp->tasks[i].by);
@@ -461,6 +608,19 @@ static void report_free(report *rp)
     pt_summary_free(&rp->sum);
     pt_pairer_free(&rp->pairer);
     pt_stacks_free(rp->stacks);
+    pt_cpu_free(rp->cpu);
+}
+
+/* The CPU of each longest instance is counted as the samples are read. */
+static void watch_longest(report *rp)
+{
+    for (unsigned t = 0; t < rp->ntasks; t++) {
+        task_stats *ts = &rp->tasks[t];
+        pt_top_sort(&ts->top);
+        ts->watch = pt_xcalloc(ts->top.n, sizeof(*ts->watch));
+        for (unsigned i = 0; i < ts->top.n; i++)
+            ts->watch[i] = pt_cpu_watch(rp->cpu, ts->top.heap[i].vpid, ts->top.heap[i].start, ts->top.heap[i].end);
+    }
 }
 
 static int report_to(const report_opts *o)
@@ -469,11 +629,21 @@ static int report_to(const report_opts *o)
     pt_pair_ops ops = { .stop = on_stop, .data = &rp };
     pt_sink sink = { .event = on_event, .data = &rp };
     pt_output out;
+    pt_cpu_opts co = { .per_task = 1 };
     pt_pairer_init(&rp.pairer, o->by, &ops);
-    int rc = pt_read_all(&o->in, &sink, &rp.r);
+    rp.pairer.keep_fields = 1;
+    int rc = pt_open(&o->in, &rp.r);
+    if (!rc && pt_sample_trace_count(rp.r))
+        rp.cpu = pt_cpu_new(&co);
+    if (!rc)
+        rc = pt_run(rp.r, &sink);
     if (pt_ran(rp.r)) {
         pt_pairer_finish(&rp.pairer);
         pt_stacks_finish(rp.stacks);
+        if (rp.cpu)
+            watch_longest(&rp);
+        if (rp.cpu && pt_cpu_read(rp.cpu, rp.r))
+            rc = PT_EXIT_DATA;
         if (pt_output_open(&out, o->output)) {
             rc = PT_EXIT_DATA;
         } else {

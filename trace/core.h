@@ -46,6 +46,8 @@ typedef struct pt_trace {
     uint64_t discarded_events, discarded_packets;
     uint64_t events;
     int64_t first_ts, last_ts;  /* ns from origin; first_ts > last_ts while empty */
+    int64_t clock_offset;       /* ns from origin minus the clock's raw value (its offset to the
+                                   epoch): raw CLOCK_MONOTONIC ns = ts - clock_offset */
 } pt_trace;
 
 /* A decoded event handed to a command. Fields are read on demand (pt_field_*). */
@@ -151,6 +153,9 @@ int pt_value_number(const pt_value *v, double *out);
 void pt_field_json(FILE *out, const bt_field *f);
 /* Formats a scalar value as babeltrace2 would print it (labels for enums), into buf. */
 const char *pt_value_text(const pt_value *v, char *buf, size_t size);
+/* An event's fields as one line, "Count=3 Generation=1 Reason=OldBudget" (compound fields as
+ * JSON), cut near 240 bytes with an ellipsis: a new string (free it). Not escaped. */
+char *pt_fields_text(const bt_field *payload);
 
 /* ---- reading a whole input, and the verdict ------------------------------------------------ */
 

@@ -2,6 +2,7 @@
 /* Reading an event's fields: scalars as values, any field as JSON (enum labels as strings). */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -193,4 +194,41 @@ void pt_field_json(FILE *out, const bt_field *f)
     } else {
         fputs("null", out);
     }
+}
+
+/* ---- fields as text ---------------------------------------------------------------------------- */
+
+#define FIELDS_TEXT_MAX 240
+
+char *pt_fields_text(const bt_field *payload)
+{
+    char *buf = NULL, text[64];
+    size_t size = 0;
+    FILE *out = open_memstream(&buf, &size);
+    if (!out) {
+        fputs("palev-trace: error: out of memory\n", stderr);
+        exit(PT_EXIT_DATA);
+    }
+    const bt_field_class *fc = payload ? bt_field_borrow_class_const(payload) : NULL;
+    uint64_t n = fc && bt_field_get_class_type(payload) == BT_FIELD_CLASS_TYPE_STRUCTURE
+                 ? bt_field_class_structure_get_member_count(fc) : 0;
+    for (uint64_t i = 0; i < n && ftell(out) < FIELDS_TEXT_MAX; i++) {
+        const bt_field *f = bt_field_structure_borrow_member_field_by_index_const(payload, i);
+        pt_value v;
+        fprintf(out, "%s%s=", i ? " " : "", bt_field_class_structure_member_get_name(
+                    bt_field_class_structure_borrow_member_by_index_const(fc, i)));
+        if (pt_field_value(f, &v) == 0)
+            fputs(pt_value_text(&v, text, sizeof(text)), out);
+        else
+            pt_field_json(out, f);
+    }
+    fclose(out);
+    if (size > FIELDS_TEXT_MAX) {     /* cut at a character's start, said with an ellipsis */
+        size_t keep = FIELDS_TEXT_MAX;
+        while (keep && (buf[keep] & 0xC0) == 0x80)
+            keep--;
+        buf = pt_xrealloc(buf, keep + 4);
+        memcpy(buf + keep, "\xe2\x80\xa6", 4);     /* U+2026 and the NUL */
+    }
+    return buf;
 }

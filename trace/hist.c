@@ -115,6 +115,26 @@ static void sift_down(pt_top *t, unsigned i)
     }
 }
 
+/* The top's own copy of an instance's fields. */
+static pt_inst kept(const pt_inst *in)
+{
+    pt_inst k = *in;
+    k.start_fields = in->start_fields ? pt_xstrdup(in->start_fields) : NULL;
+    k.stop_fields = in->stop_fields ? pt_xstrdup(in->stop_fields) : NULL;
+    return k;
+}
+
+static void drop(pt_inst *in)
+{
+    free(in->start_fields);
+    free(in->stop_fields);
+}
+
+int pt_top_would_keep(const pt_top *t, int64_t duration)
+{
+    return t->cap && (t->n < t->cap || duration > dur(&t->heap[0]));
+}
+
 void pt_top_add(pt_top *t, const pt_inst *in)
 {
     if (!t->cap)
@@ -122,12 +142,13 @@ void pt_top_add(pt_top *t, const pt_inst *in)
     if (t->n == t->cap) {
         if (dur(in) <= dur(&t->heap[0]))
             return;
-        t->heap[0] = *in;
+        drop(&t->heap[0]);
+        t->heap[0] = kept(in);
         sift_down(t, 0);
         return;
     }
     unsigned i = t->n++;
-    t->heap[i] = *in;
+    t->heap[i] = kept(in);
     while (i && dur(&t->heap[(i - 1) / 2]) > dur(&t->heap[i])) {
         pt_inst tmp = t->heap[i];
         t->heap[i] = t->heap[(i - 1) / 2];
@@ -153,6 +174,8 @@ void pt_top_sort(pt_top *t)
 
 void pt_top_free(pt_top *t)
 {
+    for (unsigned i = 0; i < t->n; i++)
+        drop(&t->heap[i]);
     free(t->heap);
     memset(t, 0, sizeof(*t));
 }

@@ -30,4 +30,18 @@ const char *pt__manifest_mismatch(pt_manifests *ms, const pg_event *e, const bt_
 unsigned pt__manifest_check_used(const pt_manifests *ms, int (*seen)(const char *provider, void *data),
                                  void *data);
 
+/* core.c: a babeltrace2 graph over dirs (src.ctf.fs each, or src.ctf.lttng-live), their
+ * messages in time order through the muxer to message(). -1 when the graph could not be set up,
+ * 1 when reading stopped early (the trace is damaged), 0 at its end; babeltrace2's reasons are
+ * said by pt__bt_error(). */
+int pt__run_graph(pt_reader *r, char *const *dirs, unsigned ndirs, int live,
+                  void (*message)(const bt_message *msg, void *data), void *data);
+/* "palev-trace: error: WHAT", then babeltrace2's causes, the root cause last. */
+void pt__bt_error(const char *what);
+/* --pid, or 0. */
+unsigned pt__pid(const pt_reader *r);
+/* The perf traces the reader found (pt_open), each a directory. */
+unsigned pt__perf_dir_count(const pt_reader *r);
+char *const *pt__perf_dirs(const pt_reader *r);
+
 #endif /* PALEV_TRACE_INTERNAL_H */

@@ -5,7 +5,7 @@
 #include "command.h"
 
 /* One line per command, in --help's order: cmd_NAME.c defines pt_cmd_NAME. */
-#define PT_COMMANDS(X) X(summary) X(activities) X(counters) X(export) X(report) X(top) X(stacks) X(status)
+#define PT_COMMANDS(X) X(summary) X(activities) X(counters) X(export) X(report) X(top) X(stacks) X(cpu) X(status)
 
 #define DECLARE(name) extern const pt_command pt_cmd_##name;
 PT_COMMANDS(DECLARE)

@@ -91,6 +91,7 @@ static void on_start(pt_pairer *p, pt_thread *th, const pt_event *ev)
     if (th->depth == PT_PAIR_MAX_DEPTH) {
         p->dropped[th->stack[0].task]++;
         p->unmatched_start[th->stack[0].task]++;
+        free(th->stack[0].fields);
         memmove(th->stack, th->stack + 1, (th->depth - 1) * sizeof(*th->stack));
         th->depth--;
     }
@@ -102,6 +103,8 @@ static void on_start(pt_pairer *p, pt_thread *th, const pt_event *ev)
     o->start = ev->ts;
     o->task = ev->cls->task_index;
     o->by = p->by_field ? by_index(p, ev) : -1;
+    o->mark = 0;
+    o->fields = p->keep_fields ? pt_fields_text(pt_payload(ev)) : NULL;
     if (o->by >= 0)
         p->by_found++;
     if (p->ops.start)
@@ -117,6 +120,7 @@ static void on_stop(pt_pairer *p, pt_thread *th, const pt_event *ev)
         resolve_by(p, &th->stack[i], ev);
         if (p->ops.stop)
             p->ops.stop(th, i, ev, p->ops.data);
+        free(th->stack[i].fields);
         memmove(&th->stack[i], &th->stack[i + 1], (th->depth - i - 1) * sizeof(*th->stack));
         th->depth--;
         return;
@@ -155,6 +159,8 @@ void pt_pairer_finish(pt_pairer *p)
 void pt_pairer_free(pt_pairer *p)
 {
     for (unsigned i = 0; i < p->nthreads; i++) {
+        for (unsigned k = 0; k < p->all[i]->depth; k++)
+            free(p->all[i]->stack[k].fields);
         free(p->all[i]->stack);
         free(p->all[i]);
     }

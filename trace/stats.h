@@ -29,6 +29,8 @@ typedef struct pt_inst {
     unsigned task;
     int by;                     /* index of the --by value, or -1 */
     const pt_trace *trace;
+    char *start_fields, *stop_fields;   /* pt_fields_text() of its Start and Stop, or NULL: the
+                                           top keeps copies of the ones it keeps */
 } pt_inst;
 
 typedef struct pt_top {
@@ -37,6 +39,8 @@ typedef struct pt_top {
 } pt_top;
 void pt_top_init(pt_top *t, unsigned cap);
 void pt_top_add(pt_top *t, const pt_inst *in);
+/* 1 when an instance that long would be kept now (worth formatting its fields). */
+int pt_top_would_keep(const pt_top *t, int64_t duration);
 /* Sorts the kept instances, longest first (the heap is gone afterwards). */
 void pt_top_sort(pt_top *t);
 void pt_top_free(pt_top *t);
@@ -67,6 +71,8 @@ typedef struct pt_frame {
     int64_t start;
     unsigned task;
     int by;                     /* index of the --by value, -1 without --by (PT_BY_ABSENT inside) */
+    unsigned mark;              /* the user's: 0 at the Start, set by ops.start if it likes */
+    char *fields;               /* keep_fields: pt_fields_text() of the Start (the pairer's) */
 } pt_frame;
 
 typedef struct pt_thread {
@@ -100,6 +106,7 @@ typedef struct pt_pairer {
     uint64_t *unmatched_start, *unmatched_stop, *dropped;  /* per task */
     unsigned ntasks;
     pt_pair_ops ops;
+    int keep_fields;            /* each open frame keeps its Start's fields as text (set it after init) */
 } pt_pairer;
 #define PT_BY_MAX 64
 

@@ -22,6 +22,13 @@ typedef struct range {
     char *name;
 } range;
 
+/* A stretch of a module's addresses the same sized symbols hold, and the one libdw names them
+ * by (NULL: too many hold it, libdw decides). */
+typedef struct segment {
+    uint64_t start, end;
+    const char *name;           /* libdw's string: lives as long as the Dwfl */
+} segment;
+
 typedef struct module {
     uint64_t baddr, memsz;
     int pic;
@@ -29,6 +36,9 @@ typedef struct module {
     uint8_t build_id[BUILD_ID_MAX];
     size_t build_id_len;        /* 0: the trace gave none */
     Dwfl_Module *dwfl;          /* NULL: unusable (missing, or another build) */
+    segment *segs;              /* its addresses by symbol, made on its first lookup */
+    size_t nsegs;
+    int segs_made;
 } module;
 
 typedef struct proc {
@@ -50,6 +60,12 @@ struct pt_symbols {
     pt_map native;              /* (process, address) -> its native name, looked up once */
 };
 
+/* A native lookup's answer, kept. */
+typedef struct native_name_t {
+    char *name;
+    pt_sym_kind kind;
+} native_name_t;
+
 /* The key of a native lookup: (process, address, whether it is a return address). */
 typedef struct native_key {
     uint64_t process, addr, return_address;
@@ -66,6 +82,8 @@ static void proc_free(proc *p)
         free(p->ranges[j].name);
     for (size_t j = 0; j < p->nmods; j++)
         free(p->mods[j].path);
+    for (size_t j = 0; j < p->nmods; j++)
+        free(p->mods[j].segs);
     free(p->ranges);
     free(p->by_start);
     free(p->mods);
@@ -83,7 +101,10 @@ void pt_symbols_free(pt_symbols *s)
         if (s->procs.slots[i].value)
             proc_free(s->procs.slots[i].value);
     for (size_t i = 0; i < s->native.cap; i++)
-        free(s->native.slots[i].value);
+        if (s->native.slots[i].value) {
+            free(((native_name_t *)s->native.slots[i].value)->name);
+            free(s->native.slots[i].value);
+        }
     pt_map_free(&s->procs);
     pt_map_free(&s->native);
     free(s);
@@ -276,6 +297,164 @@ static module *module_at(proc *p, uint64_t addr)
     return NULL;
 }
 
+/* ---- a module's symbols, searched as libdw searches them ------------------------------------------ */
+
+static int binding_value(const GElf_Sym *sym)
+{
+    switch (GELF_ST_BIND(sym->st_info)) {
+    case STB_GLOBAL: return 3;
+    case STB_WEAK: return 2;
+    case STB_LOCAL: return 1;
+    default: return 0;
+    }
+}
+
+/* A sized symbol as libdw's search meets it: globals first, then locals, each by index. */
+typedef struct fsym {
+    uint64_t start, end;
+    int binding;
+    unsigned order;
+    const char *name;
+} fsym;
+
+typedef struct fsyms {
+    fsym *v;
+    size_t n, cap;
+} fsyms;
+
+static int by_fn_start(const void *a, const void *b)
+{
+    const fsym *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static void add_fns(module *m, int from, int to, fsyms *out)
+{
+    for (int i = from; i < to; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        const char *name = dwfl_module_getsym_info(m->dwfl, i, &sym, &addr, &shndx, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (!name || !name[0] || !sym.st_size || shndx == SHN_UNDEF || type == STT_SECTION ||
+            type == STT_FILE || type == STT_TLS)
+            continue;
+        out->v = pt_xgrow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+        out->v[out->n] = (fsym){ addr, addr + sym.st_size, binding_value(&sym), (unsigned)out->n, name };
+        out->n++;
+    }
+}
+
+#define MAX_HOLDERS 32
+
+/* libdw's pick among the symbols holding an address (dwfl_module_addrsym.c): met in its order, a
+ * symbol replaces the one kept when that one starts lower or binds weaker. NULL for more than
+ * MAX_HOLDERS: libdw decides. */
+static const char *winner(const fsym *const *holders, size_t n)
+{
+    const fsym *best = NULL, *prev = NULL;
+    if (n > MAX_HOLDERS)
+        return NULL;
+    for (size_t k = 0; k < n; k++) {
+        const fsym *c = NULL;       /* the next one in libdw's order */
+        for (size_t j = 0; j < n; j++)
+            if ((!prev || holders[j]->order > prev->order) && (!c || holders[j]->order < c->order))
+                c = holders[j];
+        prev = c;
+        if (!best || best->start < c->start || best->binding < c->binding)
+            best = c;
+    }
+    return best ? best->name : NULL;
+}
+
+static void add_segment(module *m, size_t *cap, uint64_t start, uint64_t end, const char *name)
+{
+    if (m->nsegs && m->segs[m->nsegs - 1].end == start && m->segs[m->nsegs - 1].name == name && name) {
+        m->segs[m->nsegs - 1].end = end;
+        return;
+    }
+    m->segs = pt_xgrow(m->segs, cap, m->nsegs + 1, sizeof(*m->segs));
+    m->segs[m->nsegs++] = (segment){ start, end, name };
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sized symbols' starts and ends cut the module into stretches each held by the same
+ * symbols; each stretch gets libdw's pick among them, once. */
+static void sweep(module *m, const fsyms *all)
+{
+    uint64_t *points = pt_xcalloc(2 * all->n, sizeof(*points));
+    const fsym **active = NULL;
+    size_t np = 0, nactive = 0, cap_active = 0, cap = 0, next = 0;
+    for (size_t i = 0; i < all->n; i++) {
+        points[np++] = all->v[i].start;
+        points[np++] = all->v[i].end;
+    }
+    qsort(points, np, sizeof(*points), by_u64);
+    size_t unique = 0;
+    for (size_t k = 0; k < np; k++)
+        if (!unique || points[k] != points[unique - 1])
+            points[unique++] = points[k];
+    np = unique;
+    for (size_t k = 0; k < np; k++) {
+        for (size_t i = 0; i < nactive;)   /* the symbols ended here leave */
+            if (active[i]->end <= points[k])
+                active[i] = active[--nactive];
+            else
+                i++;
+        for (; next < all->n && all->v[next].start <= points[k]; next++) {
+            active = pt_xgrow(active, &cap_active, nactive + 1, sizeof(*active));
+            active[nactive++] = &all->v[next];
+        }
+        if (nactive && k + 1 < np)
+            add_segment(m, &cap, points[k], points[k + 1], winner(active, nactive));
+    }
+    free(points);
+    free(active);
+}
+
+static void make_segments(module *m)
+{
+    fsyms all = { 0 };
+    int n = dwfl_module_getsymtab(m->dwfl), first_global = dwfl_module_getsymtab_first_global(m->dwfl);
+    m->segs_made = 1;
+    if (n <= 0)
+        return;
+    if (first_global < 1 || first_global > n)
+        first_global = 1;
+    add_fns(m, first_global, n, &all);
+    add_fns(m, 1, first_global, &all);
+    if (all.n) {
+        qsort(all.v, all.n, sizeof(*all.v), by_fn_start);
+        sweep(m, &all);
+    }
+    free(all.v);
+}
+
+/* The name libdw gives addr when a sized symbol holds it, found by a binary search; NULL when
+ * none does (or too many do): libdw then decides, with its labels. */
+static const char *fn_name(module *m, uint64_t addr)
+{
+    size_t lo = 0, hi;
+    if (!m->segs_made)
+        make_segments(m);
+    hi = m->nsegs;
+    while (lo < hi) {   /* the first stretch starting above addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->segs[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && addr < m->segs[lo - 1].end ? m->segs[lo - 1].name : NULL;
+}
+
 /* The native name of addr, a new string: the symbol, or "file+0xOFF"; NULL outside the binaries. */
 static char *native_name(proc *p, uint64_t addr)
 {
@@ -285,8 +464,8 @@ static char *native_name(proc *p, uint64_t addr)
         return NULL;
     if (!p->dwfl_tried)
         open_dwfl(p);
-    if (m->dwfl)
-        sym = dwfl_module_addrname(m->dwfl, addr);
+    if (m->dwfl && !(sym = fn_name(m, addr)))
+        sym = dwfl_module_addrname(m->dwfl, addr);  /* no sized symbol holds it: libdw's labels */
     if (!sym) {
         const char *base = strrchr(m->path, '/');
         return pt_xasprintf("%s+0x%" PRIx64, base ? base + 1 : m->path, m->pic ? addr - m->baddr : addr);
@@ -297,20 +476,32 @@ static char *native_name(proc *p, uint64_t addr)
     return pt_xstrndup(sym, len);
 }
 
-const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address)
+const char *pt_symbols_lookup(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address,
+                              pt_sym_kind *kind)
 {
     proc *p = proc_of(s, process);
     uint64_t call = return_address ? addr - 1 : addr;  /* a return address is one past its call */
     const char *name;
-    if (p && ((name = range_name(p, addr, ns, 1)) || (name = range_name(p, call, ns, 0))))
+    if (p && ((name = range_name(p, addr, ns, 1)) || (name = range_name(p, call, ns, 0)))) {
+        *kind = PT_SYM_CODE;
         return name;
+    }
     native_key key = { process, addr, return_address != 0 };
-    char *known = pt_map_get_bytes(&s->native, &key, sizeof(key));
-    if (known)
-        return known;
-    char *found = p ? native_name(p, call) : NULL;
-    if (!found)
-        found = pt_xasprintf("0x%" PRIx64, addr);   /* an unknown address, as the trace has it */
-    pt_map_put_bytes(&s->native, &key, sizeof(key), found);
-    return found;
+    native_name_t *known = pt_map_get_bytes(&s->native, &key, sizeof(key));
+    if (!known) {
+        known = pt_xcalloc(1, sizeof(*known));
+        known->name = p ? native_name(p, call) : NULL;
+        known->kind = known->name ? PT_SYM_NATIVE : PT_SYM_UNKNOWN;
+        if (!known->name)
+            known->name = pt_xasprintf("0x%" PRIx64, addr);   /* an unknown address, as the trace has it */
+        pt_map_put_bytes(&s->native, &key, sizeof(key), known);
+    }
+    *kind = known->kind;
+    return known->name;
+}
+
+const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address)
+{
+    pt_sym_kind kind;
+    return pt_symbols_lookup(s, process, addr, ns, return_address, &kind);
 }

@@ -29,4 +29,15 @@ uint64_t pt_symbols_epoch(const pt_symbols *s, uint64_t process);
  * The name lives as long as s. Each (process, address) is looked up in the binaries once. */
 const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address);
 
+/* Where a name came from. */
+typedef enum pt_sym_kind {
+    PT_SYM_UNKNOWN,             /* "0xADDR": no range, binary or symbol holds it */
+    PT_SYM_NATIVE,              /* a binary's symbol, or "file+0xOFF" */
+    PT_SYM_CODE,                /* a range the runtime described (JIT code, a stub) */
+} pt_sym_kind;
+
+/* pt_symbols_name(), and where the name came from. */
+const char *pt_symbols_lookup(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address,
+                              pt_sym_kind *kind);
+
 #endif /* PALEV_TRACE_SYMBOLS_H */

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # tests/bench/trace_stacks.sh [BUILD_DIR]: palev-trace on a trace recorded with stacks, in one
 # run: minivm's built-in workload (2.5 s) recorded by `palev-collect --stacks` (a Stack event
-# after every event), then summary, stacks, report and both exports on the same trace, in CPU
-# seconds and as a ratio to summary (the reading floor: every command decodes every event once).
+# after every event), and --cpu where perf may record (the report then draws where the CPU went
+# too), then summary, stacks, report and both exports on the same trace, in CPU seconds and as a
+# ratio to summary (the reading floor: every command decodes every event once).
 # Also the Chrome export's size. Not a pass/fail test: it fails only when something cannot run.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +29,9 @@ cmake --build "$build" -j"$(nproc)" --target palev-collect >/dev/null 2>&1 || tr
 [ -x "$build/bin/palev-collect" ] || fail "no $build/bin/palev-collect"
 pt=$build/trace/palev-trace
 pgrep -x lttng-sessiond >/dev/null || fail "no lttng-sessiond runs"
-"$build/bin/palev-collect" -m "$root/manifest/runtime.man" --stacks --no-check -o "$work/trace" \
+cpu=()
+command -v perf > /dev/null && cpu=(--cpu)
+"$build/bin/palev-collect" -m "$root/manifest/runtime.man" --stacks "${cpu[@]}" --no-check -o "$work/trace" \
     -- "$build/samples/minivm/minivm" > "$work/collect.out" 2>&1 || fail "palev-collect: $(tail -3 "$work/collect.out")"
 
 # CPU seconds (user + system: steadier than wall time on a shared machine) of a command
@@ -39,12 +42,15 @@ measure() {
     awk '{ printf "%.2f\n", $1 + $2 }' "$work/time"
 }
 
-counts=$(babeltrace2 -c sink.utils.counter -p step=+0 "$work/trace" 2>&1)
+counts=$(babeltrace2 -c sink.utils.counter -p step=+0 "$work/trace/ust" 2>&1)
 events=$(echo "$counts" | sed -n 's/^ *\([0-9]*\) Event messages$/\1/p')
-stacks=$(babeltrace2 "$work/trace" 2>/dev/null | grep -c 'Paleventing:Stack:')
+stacks=$(babeltrace2 "$work/trace/ust" 2>/dev/null | grep -c 'Paleventing:Stack:')
+samples=0
+[ -d "$work/trace/perf/ctf" ] &&
+    samples=$(babeltrace2 -c sink.utils.counter -p step=+0 "$work/trace/perf/ctf" 2>&1 | sed -n 's/^ *\([0-9]*\) Event messages$/\1/p')
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "trace: minivm, 2.5 s, palev-collect --stacks: $events events, $stacks Stack events"
+echo "trace: minivm, 2.5 s, palev-collect --stacks ${cpu[*]}: $events events, $stacks Stack events, $samples CPU samples"
 printf '%-40s %8s %10s\n' command "CPU s" "/ summary"
 base=$(measure "$pt" summary "$work/trace")
 printf '%-40s %8s %10s\n' "palev-trace summary" "$base" "1.00x"

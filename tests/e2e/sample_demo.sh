@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # samples/demo.sh in the suite, on the build under test: it exits 0, its report names every
-# event of the workload with a non-zero count and decodes a few, and it leaves nothing behind
+# event of the workload with a non-zero count and decodes a few, shows the CPU during the
+# collections (with perf, as root), and it leaves nothing behind
 # (no session of its own; the session daemons it found still run).
 # usage: sample_demo.sh DEMO_SH BUILD_DIR WORKDIR
 set -u
@@ -44,6 +45,14 @@ for field in 'MethodName = "deep"' 'Reason = ( "OldBudget"' 'ExceptionType = "Wo
 done
 grep -q "babeltrace2 $build/demo-trace" "$work/demo.out" ||
     palev_fail "the report does not say how to read the trace"
+
+# With perf here (as root), the CPU during minivm's collections: its collector's functions.
+if command -v perf >/dev/null && [ "$(id -u)" = 0 ]; then
+    sed -n '/^== the CPU during the collections/,/^== /p' "$work/demo.out" > "$work/cpu.txt"
+    grep -q -E '^kept: [1-9][0-9]* samples \([0-9.]+%\) taken while an activity of Palev_Runtime:GC was open' "$work/cpu.txt" &&
+        grep -q -E ' ms  (_int_free|heap_collect|mark_children|sweep_list)$' "$work/cpu.txt" ||
+        palev_fail "the report does not show the CPU during the collections: $(cat "$work/cpu.txt")"
+fi
 
 session=$(sed -n 's/^  palev-collect: session \(palev-collect-[0-9]*\) records .*/\1/p' "$work/demo.out")
 [ -n "$session" ] || palev_fail "the report does not name palev-collect's session"

@@ -20,14 +20,17 @@ gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 # palev-trace's reading core (no command, no main)
 trace_sources="core.c index.c fields.c manifest.c util.c hist.c pair.c counters.c summary.c symbols.c stacks.c"
+# ... and its reading of perf's samples beside a trace
+perf_sources="samples.c cpu.c svg.c flame.c"
 
 # sources and libraries of each target
 target_sources() {
     case $1 in
     fuzz_manifest) for f in $gen_sources; do echo "$top/generator/$f"; done ;;
-    fuzz_trace)
+    fuzz_trace|fuzz_perf)
         for f in $gen_sources; do echo "$top/generator/$f"; done
-        for f in $trace_sources; do echo "$top/trace/$f"; done ;;
+        for f in $trace_sources; do echo "$top/trace/$f"; done
+        [ "$1" = fuzz_perf ] && for f in $perf_sources; do echo "$top/trace/$f"; done ;;
     *) for f in $pal_sources; do echo "$top/pal/$f"; done
        echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
@@ -36,14 +39,14 @@ target_sources() {
 target_libs() {
     case $1 in
     fuzz_manifest) echo "-lexpat" ;;
-    fuzz_trace) echo "-lexpat -ljansson -lbabeltrace2 -ldw -lm" ;;
+    fuzz_trace|fuzz_perf) echo "-lexpat -ljansson -lbabeltrace2 -ldw -lm" ;;
     fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread" ;;
     *) echo "-ldl -lpthread" ;;
     esac
 }
 
 all_targets() {
-    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic fuzz_cfi
+    echo fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_perf fuzz_dynamic fuzz_cfi
 }
 
 targets=${*:-$(all_targets)}
@@ -51,7 +54,9 @@ flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefin
        -fno-sanitize-recover=all -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter
        -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace"
        -DPALEV_FUZZ_TRACE_METADATA="\"$top/tests/fuzz/trace-metadata.tsdl\""
-       -DPALEV_FUZZ_TRACE_MANIFEST="\"$top/tests/trace/golden.man\"")
+       -DPALEV_FUZZ_TRACE_MANIFEST="\"$top/tests/trace/golden.man\""
+       -DPALEV_FUZZ_TRACE_STREAM="\"$top/tests/fuzz/corpus/fuzz_trace/golden-ch_0\""
+       -DPALEV_FUZZ_PERF_METADATA="\"$top/tests/fuzz/perf-metadata.tsdl\"")
 
 # Can this clang build a libFuzzer target at all?
 probe=$out/.probe

@@ -31,7 +31,7 @@ done
 [ $# -ge 1 ] || { sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 seconds=$1
 shift
-targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_dynamic fuzz_cfi}
+targets=${*:-fuzz_manifest fuzz_env fuzz_scratch fuzz_utf16 fuzz_json fuzz_trace fuzz_perf fuzz_dynamic fuzz_cfi}
 mkdir -p "$dir" || exit 1
 dir=$(cd "$dir" && pwd)
 
@@ -63,6 +63,7 @@ options() {
     case $1 in
     fuzz_manifest) echo "-dict=$here/manifest.dict -max_len=65536" ;;
     fuzz_trace) echo "-max_len=16384" ;;
+    fuzz_perf) echo "-max_len=16384 -malloc_limit_mb=1048576" ;;
     *) echo "-max_len=8192" ;;
     esac
 }

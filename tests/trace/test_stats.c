@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,34 @@ static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+/* The top keeps its own copies of the fields of what it keeps, and frees those it lets go
+ * (ASan and valgrind see a leak or a double free). */
+static void top_keeps_copies_of_the_fields_of_the_longest(void **state)
+{
+    pt_top t;
+    char start[32], stop[32];
+    (void)state;
+    pt_top_init(&t, 3);
+    for (int i = 0; i < 20; i++) {
+        int64_t d = (i * 7) % 20;   /* every duration 0..19 once */
+        pt_inst in = { .start = 0, .end = d, .start_fields = start, .stop_fields = stop };
+        snprintf(start, sizeof(start), "Id=%lld", (long long)d);
+        snprintf(stop, sizeof(stop), "Outcome=%lld", (long long)d);
+        assert_int_equal(pt_top_would_keep(&t, d), t.n < 3 || d > t.heap[0].end);
+        pt_top_add(&t, &in);
+    }
+    memset(start, 0, sizeof(start));
+    pt_top_sort(&t);
+    assert_int_equal(t.n, 3);
+    for (unsigned i = 0; i < 3; i++) {
+        snprintf(start, sizeof(start), "Id=%u", 19 - i);
+        snprintf(stop, sizeof(stop), "Outcome=%u", 19 - i);
+        assert_string_equal(t.heap[i].start_fields, start);
+        assert_string_equal(t.heap[i].stop_fields, stop);
+    }
+    pt_top_free(&t);
 }
 
 /* Every percentile is the exact one or above it by at most 1/64; count, min, max, sum exact. */
@@ -198,6 +227,7 @@ int main(void)
         cmocka_unit_test(hist_wide_values),
         cmocka_unit_test(hist_buckets_cover_each_value_once),
         cmocka_unit_test(top_keeps_the_longest),
+        cmocka_unit_test(top_keeps_copies_of_the_fields_of_the_longest),
         cmocka_unit_test(series_coarsens_and_keeps_totals),
         cmocka_unit_test(pairs_innermost_per_thread_and_counts_the_rest),
         cmocka_unit_test(deep_stacks_stay_bounded),
