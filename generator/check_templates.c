@@ -305,7 +305,10 @@ static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *sco
             f->name = pg_printf(cx, "Field%zu", i + 1);
         }
         f->ident = pg_make_ident(cx, f->name);
-        f->cname = f->ident;
+        /* members are the host's to write (s.Name = ...): they keep the identifier */
+        f->cname = parent ? f->ident : pg_make_param(cx, f->name);
+        f->len_cname = parent ? pg_printf(cx, "%s_Length", f->cname)
+                              : pg_printf(cx, "%.*s_Length_", (int)strlen(f->cname) - 1, f->cname);
         f->tname = parent ? pg_printf(cx, "%s_%s", parent->tname, f->ident) : f->ident;
         for (size_t j = 0; j < i; j++) {
             pg_field *o = scope->items[j];
@@ -321,14 +324,12 @@ static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *sco
     }
     /* a counted type takes <name>_Length beside it, in parameters and struct members */
     PG_VEC_EACH(pg_field, f, *scope) {
-        const char *len;
         pg_field *o;
 
         if (!f->type || !f->type->counted)
             continue;
-        len = pg_printf(cx, "%s_Length", f->ident);
         for (size_t i = 0; i < scope->len; i++)
-            if ((o = scope->items[i]) != f && !strcmp(o->ident, len))
+            if ((o = scope->items[i]) != f && !strcmp(o->cname, f->len_cname))
                 pg_error(cx, o->loc, "field \"%s\" collides with the length of counted field \"%s\" at %s:%u",
                          o->name, f->name, f->loc.file, f->loc.line);
     }

@@ -13,63 +13,63 @@ static void palev_prepare_Underscores(
     struct palev_args_Lttng_Near_Underscores *palev_a,
     palev_scratch *palev_sc,
     uint32_t __x_,
-    uint32_t _x,
-    uint32_t _y,
+    uint32_t _x_,
+    uint32_t _y_,
     uint32_t __y_)
 {
     (void)palev_sc;
     palev_a->f___x_ = __x_;
-    palev_a->f__x = _x;
-    palev_a->f__y = _y;
+    palev_a->f__x = _x_;
+    palev_a->f__y = _y_;
     palev_a->f___y_ = __y_;
 }
 
 static void palev_prepare_Lengths(
     struct palev_args_Lttng_Near_Lengths *palev_a,
     palev_scratch *palev_sc,
-    uint16_t n,
-    const uint32_t *x,
-    uint32_t x_length_,
-    uint32_t _x_len,
-    const Lttng_Near_Lengths__s *_s,
-    uint32_t s__v)
+    uint16_t n_,
+    const uint32_t *x_,
+    uint32_t x_length__,
+    uint32_t _x_len_,
+    const Lttng_Near_Lengths__s *_s_,
+    uint32_t s__v_)
 {
-    static Lttng_Near_Lengths__s palev_zero__s; /* zeros, never written */
+    static Lttng_Near_Lengths__s palev_zero__s_; /* zeros, never written */
 
-    if (!_s)
-        _s = &palev_zero__s;
-    const size_t palev_n0 = n > 0 ? (size_t)n : 0;
+    if (!_s_)
+        _s_ = &palev_zero__s_;
+    const size_t palev_n0 = n_ > 0 ? (size_t)n_ : 0;
 
     (void)palev_sc;
-    palev_a->f_n = n;
-    palev_a->f_x = x;
+    palev_a->f_n = n_;
+    palev_a->f_x = x_;
     palev_a->n_x = palev_a->f_x ? (uint32_t)palev_n0 : 0;
-    palev_a->f_x_length_ = x_length_;
-    palev_a->f__x_len = _x_len;
-    palev_a->f__s_v = _s->v;
-    palev_a->f_s__v = s__v;
+    palev_a->f_x_length_ = x_length__;
+    palev_a->f__x_len = _x_len_;
+    palev_a->f__s_v = _s_->v;
+    palev_a->f_s__v = s__v_;
 }
 
-void palev_emit_Lttng_Near_Underscores(uint32_t __x_, uint32_t _x, uint32_t _y, uint32_t __y_)
+void palev_emit_Lttng_Near_Underscores(uint32_t __x_, uint32_t _x_, uint32_t _y_, uint32_t __y_)
 {
     struct palev_args_Lttng_Near_Underscores palev_a;
 
-    palev_prepare_Underscores(&palev_a, NULL, __x_, _x, _y, __y_);
+    palev_prepare_Underscores(&palev_a, NULL, __x_, _x_, _y_, __y_);
     lttng_ust_do_tracepoint(Lttng_Near, Underscores, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Lttng_Near, 0);
 }
 
 void palev_emit_Lttng_Near_Lengths(
-    uint16_t n,
-    const uint32_t *x,
-    uint32_t x_length_,
-    uint32_t _x_len,
-    const Lttng_Near_Lengths__s *_s,
-    uint32_t s__v)
+    uint16_t n_,
+    const uint32_t *x_,
+    uint32_t x_length__,
+    uint32_t _x_len_,
+    const Lttng_Near_Lengths__s *_s_,
+    uint32_t s__v_)
 {
     struct palev_args_Lttng_Near_Lengths palev_a;
 
-    palev_prepare_Lengths(&palev_a, NULL, n, x, x_length_, _x_len, _s, s__v);
+    palev_prepare_Lengths(&palev_a, NULL, n_, x_, x_length__, _x_len_, _s_, s__v_);
     lttng_ust_do_tracepoint(Lttng_Near, Lengths, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Lttng_Near, 1);
 }

@@ -32,12 +32,14 @@ typedef struct Lttng_Near_Lengths__s {
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * so that no macro or typedef of the host meets it; struct members keep the fields' names. */
 
 /* Underscores: id 1, version 0, level 0 (LogAlways), keywords 0x0, template Underscores */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Lttng_Near___Underscores
     __attribute__((visibility("hidden")));
-void palev_emit_Lttng_Near_Underscores(uint32_t __x_, uint32_t _x, uint32_t _y, uint32_t __y_)
+void palev_emit_Lttng_Near_Underscores(uint32_t __x_, uint32_t _x_, uint32_t _y_, uint32_t __y_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledUnderscores(void)
@@ -45,10 +47,10 @@ static inline int EventEnabledUnderscores(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Lttng_Near___Underscores.state) != 0;
 }
 
-static inline void FireEventUnderscores(uint32_t __x_, uint32_t _x, uint32_t _y, uint32_t __y_)
+static inline void FireEventUnderscores(uint32_t __x_, uint32_t _x_, uint32_t _y_, uint32_t __y_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Lttng_Near___Underscores.state))
-        palev_emit_Lttng_Near_Underscores(__x_, _x, _y, __y_);
+        palev_emit_Lttng_Near_Underscores(__x_, _x_, _y_, __y_);
 }
 
 #define FireEventUnderscores(...) \
@@ -66,12 +68,12 @@ static inline palev_event_descriptor EventDescriptorUnderscores(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Lttng_Near___Lengths
     __attribute__((visibility("hidden")));
 void palev_emit_Lttng_Near_Lengths(
-    uint16_t n,
-    const uint32_t *x,
-    uint32_t x_length_,
-    uint32_t _x_len,
-    const Lttng_Near_Lengths__s *_s,
-    uint32_t s__v)
+    uint16_t n_,
+    const uint32_t *x_,
+    uint32_t x_length__,
+    uint32_t _x_len_,
+    const Lttng_Near_Lengths__s *_s_,
+    uint32_t s__v_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledLengths(void)
@@ -80,15 +82,15 @@ static inline int EventEnabledLengths(void)
 }
 
 static inline void FireEventLengths(
-    uint16_t n,
-    const uint32_t *x,
-    uint32_t x_length_,
-    uint32_t _x_len,
-    const Lttng_Near_Lengths__s *_s,
-    uint32_t s__v)
+    uint16_t n_,
+    const uint32_t *x_,
+    uint32_t x_length__,
+    uint32_t _x_len_,
+    const Lttng_Near_Lengths__s *_s_,
+    uint32_t s__v_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Lttng_Near___Lengths.state))
-        palev_emit_Lttng_Near_Lengths(n, x, x_length_, _x_len, _s, s__v);
+        palev_emit_Lttng_Near_Lengths(n_, x_, x_length__, _x_len_, _s_, s__v_);
 }
 
 #define FireEventLengths(...) \
