@@ -301,7 +301,8 @@ static void explain_stubs(pg_ctx *cx, pg_buf *b)
                 " * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and\n"
                 " * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is\n"
                 " * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),\n"
-                " * so that no macro or typedef of the host meets it; struct members keep the fields' names. */\n\n");
+                " * which the host's macros and typedefs, named like the fields, do not meet; struct members\n"
+                " * keep the fields' names. */\n\n");
 }
 
 static void emit_events_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)

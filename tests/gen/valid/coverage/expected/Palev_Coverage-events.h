@@ -54,7 +54,8 @@ typedef struct Palev_Coverage_T_Single_Info {
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
  * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
  * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
- * so that no macro or typedef of the host meets it; struct members keep the fields' names. */
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* IntsAlways: id 1, version 0, level 0 (LogAlways), keywords 0x1, task Scalar, opcode Probe, template T_Ints */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___IntsAlways

@@ -49,7 +49,8 @@ typedef struct Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_inje
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
  * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
  * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
- * so that no macro or typedef of the host meets it; struct members keep the fields' names. */
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* E_int_injected_symbol_1: id 1, version 0, level 16 (x*\/ int injected_level = 1; /\*), keywords 0x1, task t*\/ int injected_task = 1; /\* #define injected_newline 1 , opcode o*\/ int injected_opcode = 1; /\*, template T*\/ int injected_tid = 1; /\* */
 /* USDT probe Hostile_int_injected_provider_1:E_int_injected_symbol_1 (perf: sdt_Hostile_int_injected_provider_1:E_int_injected_symbol_1), arguments:

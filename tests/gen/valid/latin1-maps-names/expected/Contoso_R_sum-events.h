@@ -35,7 +35,8 @@ typedef struct Contoso_R_sum_Blob_Origin {
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
  * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
  * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
- * so that no macro or typedef of the host meets it; struct members keep the fields' names. */
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Result: id 10, version 1, level 16 (Trace), keywords 0x10, task Copy, template Result */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_R_sum___Result
