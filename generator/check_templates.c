@@ -305,7 +305,10 @@ static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *sco
             f->name = pg_printf(cx, "Field%zu", i + 1);
         }
         f->ident = pg_make_ident(cx, f->name);
-        f->cname = f->ident;
+        /* members are the host's to write (s.Name = ...): they keep the identifier */
+        f->cname = parent ? f->ident : pg_make_param(cx, f->name);
+        f->len_cname = parent ? pg_printf(cx, "%s_Length", f->cname)
+                              : pg_printf(cx, "%.*s_Length_", (int)strlen(f->cname) - 1, f->cname);
         f->tname = parent ? pg_printf(cx, "%s_%s", parent->tname, f->ident) : f->ident;
         for (size_t j = 0; j < i; j++) {
             pg_field *o = scope->items[j];
@@ -321,14 +324,12 @@ static void check_fields(pg_ctx *cx, pg_provider *p, pg_template *t, pg_vec *sco
     }
     /* a counted type takes <name>_Length beside it, in parameters and struct members */
     PG_VEC_EACH(pg_field, f, *scope) {
-        const char *len;
         pg_field *o;
 
         if (!f->type || !f->type->counted)
             continue;
-        len = pg_printf(cx, "%s_Length", f->ident);
         for (size_t i = 0; i < scope->len; i++)
-            if ((o = scope->items[i]) != f && !strcmp(o->ident, len))
+            if ((o = scope->items[i]) != f && !strcmp(o->cname, f->len_cname))
                 pg_error(cx, o->loc, "field \"%s\" collides with the length of counted field \"%s\" at %s:%u",
                          o->name, f->name, f->loc.file, f->loc.line);
     }
@@ -383,18 +384,39 @@ static void collect_tnames(pg_ctx *cx, const pg_vec *scope, pg_vec *names)
     }
 }
 
-/* Two things of one event recorded under one name: LTTng writes both, and babeltrace2 cannot
- * read the trace (every event of the session is lost). Both places are named. */
+/* LTTng writes every name into the trace's metadata with a '_' in front, which babeltrace2 strips
+ * again: a name recorded after one that is "_" + it ("x" after "_x", "x_length" after the length
+ * "_x_length" of a sequence "x") is then a duplicate, and babeltrace2 refuses the metadata, every
+ * event of the session lost. As libpaleventing does (pal/dyndesc.c), names are compared without
+ * their leading '_', in either order. */
+static const char *bare(const char *name)
+{
+    return name + strspn(name, "_");
+}
+
+/* "field "x"" or "the length of sequence "x"": what a name of the trace belongs to. */
+static const char *owner(pg_ctx *cx, const struct tname *t)
+{
+    return pg_printf(cx, "%s \"%s\"", t->hidden ? "the length of sequence" : "field", t->f->name);
+}
+
+/* Two things of one event recorded under one name, or under names that differ only in their
+ * leading '_': LTTng writes both, and babeltrace2 cannot read the trace (every event of the
+ * session is lost). Both places are named. */
 static void name_collision(pg_ctx *cx, const struct tname *a, const struct tname *b)
 {
     const pg_field *fa = a->f, *fb = b->f;
 
-    /* siblings with one identifier were reported already; two lengths of one name belong to two
-     * sequences of one name, reported as such */
+    /* siblings with one identifier were reported already; two lengths that meet belong to two
+     * sequences that meet, reported as such */
     if ((!a->hidden && !b->hidden && fa->parent == fb->parent && strcmp(fa->ident, fb->ident) == 0) ||
         (a->hidden && b->hidden))
         return;
-    if (a->hidden)
+    if (strcmp(a->name, b->name) != 0)
+        pg_error(cx, fa->loc, "%s would be recorded as \"%s\", %s at %s:%u as \"%s\": names that "
+                 "differ only in leading '_' meet in babeltrace2, which would read no event of the "
+                 "trace", owner(cx, a), a->name, owner(cx, b), fb->loc.file, fb->loc.line, b->name);
+    else if (a->hidden)
         pg_error(cx, fa->loc, "field \"%s\" is a sequence whose length LTTng records as \"%s\", the "
                  "name of field \"%s\" at %s:%u", fa->name, a->name, fb->name, fb->loc.file, fb->loc.line);
     else if (b->hidden)
@@ -424,7 +446,7 @@ static void check_tnames(pg_ctx *cx, pg_template *t)
             too_long = a->f;
             continue;
         }
-        if ((b = pg_index_put(cx, &seen, a->name, (void *)a)) && b->f != a->f)
+        if ((b = pg_index_put(cx, &seen, bare(a->name), (void *)a)) && b->f != a->f)
             name_collision(cx, a, b);
     }
 }

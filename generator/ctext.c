@@ -69,7 +69,7 @@ static void param_list(pg_ctx *cx, const pg_template *t, pg_vec *params)
             continue;
         pg_vec_push(cx, params, b.data);
         if (!f->is_struct && f->type->counted)
-            pg_vec_push(cx, params, pg_printf(cx, "uint16_t %s_Length", f->cname));
+            pg_vec_push(cx, params, pg_printf(cx, "uint16_t %s", f->len_cname));
     }
 }
 
@@ -107,7 +107,7 @@ char *pg_args(pg_ctx *cx, const pg_template *t)
                 continue;
             pg_buf_printf(cx, &b, "%s%s", b.len ? ", " : "", f->cname);
             if (!f->is_struct && f->type->counted)
-                pg_buf_printf(cx, &b, ", %s_Length", f->cname);
+                pg_buf_printf(cx, &b, ", %s", f->len_cname);
         }
     }
     return b.data ? b.data : pg_strdup(cx, "");
@@ -134,7 +134,7 @@ static void put_struct_type(pg_ctx *cx, pg_buf *b, const pg_template *t, const p
             pg_buf_puts(cx, b, pg_param_decl(cx, m, m->cname, 1));
         pg_buf_puts(cx, b, ";\n");
         if (!m->is_struct && m->type && m->type->counted)
-            pg_buf_printf(cx, b, "    uint16_t %s_Length;\n", m->cname);
+            pg_buf_printf(cx, b, "    uint16_t %s;\n", m->len_cname);
     }
     pg_buf_printf(cx, b, "} %s;\n\n", s->struct_type);
 }

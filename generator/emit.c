@@ -299,7 +299,10 @@ static void explain_stubs(pg_ctx *cx, pg_buf *b)
                 " * state before any argument is evaluated (a function's arguments are computed first, loads\n"
                 " * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both\n"
                 " * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and\n"
-                " * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */\n\n");
+                " * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is\n"
+                " * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),\n"
+                " * which the host's macros and typedefs, named like the fields, do not meet; struct members\n"
+                " * keep the fields' names. */\n\n");
 }
 
 static void emit_events_h(pg_ctx *cx, const pg_manifest *m, const pg_provider *p, pg_vec *files)
@@ -363,7 +366,7 @@ static const char *count_expr(pg_ctx *cx, struct prep *pr, const pg_ref *r, cons
 static const char *length_expr(pg_ctx *cx, struct prep *pr, const pg_leaf *l)
 {
     if (l->f->type->counted)
-        return pg_printf(cx, "%s_Length", l->src);
+        return pg_printf(cx, "%s%s", l->prefix, l->f->len_cname);
     if (l->f->length.present)
         return count_expr(cx, pr, &l->f->length, l->prefix);
     return "PALEV_NUL_TERMINATED";
@@ -469,7 +472,7 @@ static void json_member_length(pg_ctx *cx, const pg_field *f, const char *S, con
     *size = "0", *off = "0", *fixed = "PALEV_NUL_TERMINATED";
     if (f->type->counted) {
         *size = "2";
-        *off = pg_printf(cx, "offsetof(%s, %s_Length)", S, f->cname);
+        *off = pg_printf(cx, "offsetof(%s, %s)", S, f->len_cname);
     } else if (f->length.present && !f->length.is_const) {
         *size = pg_printf(cx, "sizeof(((const %s *)0)->%s)", S, f->length.field->cname);
         *off = pg_printf(cx, "offsetof(%s, %s)", S, f->length.field->cname);

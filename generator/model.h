@@ -167,7 +167,10 @@ typedef struct pg_field {
     pg_loc loc;
     char *name;             /* as in the manifest */
     char *ident;            /* trace field name / C member stem, a valid identifier */
-    char *cname;            /* C parameter or member name (ident, keyword-safe) */
+    char *cname;            /* C name: a struct member's is ident; a parameter's (a field of the
+                               template itself) is pg_make_param's, safe from the host's names */
+    char *len_cname;        /* a counted type: the C name of the length beside it, <cname>_Length
+                               for a member, <name>_Length_ for a parameter */
     char *tname;            /* field name in the trace: ident, or <struct>_<member> */
     int is_struct;
     char *intype_name;
@@ -319,6 +322,9 @@ int pg_builtin_channel(const char *name, uint64_t *value);
 int pg_is_identifier(const char *s);
 /* A manifest name as a C identifier, never a keyword, libc macro or reserved name. */
 char *pg_make_ident(pg_ctx *cx, const char *s);
+/* A manifest field name as a parameter of the generated functions: its identifier with '_' after
+ * ("TraceNo" -> "TraceNo_"), a name no host macro or typedef takes (docs/manifest.md, Names). */
+char *pg_make_param(pg_ctx *cx, const char *s);
 /* Where an event's name comes from: its symbol= attribute, else the <event>. */
 pg_loc pg_event_name_loc(const pg_event *e);
 /* Gives every event its FireEvent<cname>, unique in the manifest (a derived name that collides

@@ -136,11 +136,9 @@ static int is_reserved(const char *s)
     return is_libc_macro(s);
 }
 
-/* A manifest name as an identifier: runs of other characters become one '_'; a leading digit
- * gets a '_' in front; a keyword, libc macro, type or name of the implementation's (__x, _X)
- * gets a '_' after; a name starting with
- * "palev_" (the prefix of generated locals) gets a '_' in front. Stable: depends on s alone. */
-char *pg_make_ident(pg_ctx *cx, const char *s)
+/* A manifest name in identifier characters: runs of other characters become one '_'; a leading
+ * digit gets a '_' in front; nothing at all is "_". */
+static char *ident_chars(pg_ctx *cx, const char *s)
 {
     pg_buf b = { 0 };
     int gap = 0;
@@ -159,9 +157,30 @@ char *pg_make_ident(pg_ctx *cx, const char *s)
     }
     if (!b.len)
         pg_buf_puts(cx, &b, "_");
-    if (is_reserved(b.data))
-        pg_buf_puts(cx, &b, "_");
-    return pg_printf(cx, "%s%s", strncmp(b.data, "palev_", 6) ? "" : "_", b.data);
+    return b.data;
+}
+
+/* The name in identifier characters; a keyword, libc macro, type or name of the implementation's
+ * (__x, _X) gets a '_' after; a name starting with "palev_" (the prefix of generated locals) gets
+ * a '_' in front. Stable: depends on s alone. */
+char *pg_make_ident(pg_ctx *cx, const char *s)
+{
+    const char *b = ident_chars(cx, s);
+
+    return pg_printf(cx, "%s%s%s", has_prefix(b, "palev_") ? "_" : "", b, is_reserved(b) ? "_" : "");
+}
+
+/* A host's macros and typedefs are spelled like its own words (LuaJIT's typedef TraceNo, a macro
+ * Exit): a parameter named like a field would shadow the typedef (-Wshadow) or be replaced by the
+ * macro. The parameters of the generated functions take the field's identifier with '_' after,
+ * which no keyword, libc macro or host convention spells, and IDE hints still show the field's
+ * name. Parameters do not meet one another where identifiers do not (the check names those), and
+ * never meet generated locals ("palev_" names get '_' in front). */
+char *pg_make_param(pg_ctx *cx, const char *s)
+{
+    const char *b = ident_chars(cx, s);
+
+    return pg_printf(cx, "%s%s_", has_prefix(b, "palev_") ? "_" : "", b);
 }
 
 int pg_is_identifier(const char *s)

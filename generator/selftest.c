@@ -500,7 +500,7 @@ static void member_inits(pg_ctx *cx, struct gen *g, const pg_field *s, pg_buf *i
 
             pg_buf_puts(cx, init, v.c);
             if (v.len)
-                pg_buf_printf(cx, init, ", .%s_Length = %s", m->cname, v.len);
+                pg_buf_printf(cx, init, ", .%s = %s", m->len_cname, v.len);
         }
     }
 }
@@ -563,7 +563,7 @@ static void member_column(pg_ctx *cx, struct gen *g, const pg_field *m, size_t n
 
             pg_buf_puts(cx, &inits[i], s.c);
             if (m->type->counted)
-                pg_buf_printf(cx, &inits[i], ", .%s_Length = %lluU", m->cname, (unsigned long long)len);
+                pg_buf_printf(cx, &inits[i], ", .%s = %lluU", m->len_cname, (unsigned long long)len);
             pg_buf_puts(cx, &json, i ? "," : "[");
             json_element(cx, &json, m, &s);
         }

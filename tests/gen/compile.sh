@@ -3,7 +3,8 @@
 # Everything palev-gen writes for a manifest compiles without warnings: every .c as C11, the events
 # unit also as C++17 (a C++ runtime may compile it so), every events header from a C11 and from a
 # C++17 translation unit that includes the C library's headers first (their macros must not meet
-# a parameter name), all headers of the manifest together.
+# a parameter name), all headers of the manifest together; and the case's host.c, if any (a host
+# whose own macros and typedefs are named like the manifest's fields), as C11 and C++17.
 # usage: compile.sh PALEV_GEN INCLUDE_DIR WORKDIR MANIFEST   (PALEV_GEN_ARGS: more generate options)
 set -u
 gen=$1 inc=$2 work=$3 manifest=$4
@@ -11,7 +12,9 @@ CC=${CC:-cc} CXX=${CXX:-c++}
 # Extra palev-gen options of a tests/gen/valid case: its "args" file beside the manifest.
 args=()
 [ -f "$(dirname "$manifest")/args" ] && read -r -a args < "$(dirname "$manifest")/args"
-flags=(-Wall -Wextra -Werror -I. -I"$inc")
+flags=(-Wall -Wextra -Wshadow -Werror -I. -I"$inc")
+host=$(dirname "$manifest")/host.c
+[ -f "$host" ] && host=$(cd "$(dirname "$host")" && pwd)/host.c
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 "$gen" generate "${args[@]}" ${PALEV_GEN_ARGS:-} -o . "$manifest" || { echo "FAIL: generate exited $?"; exit 1; }
 "$gen" selftest "${args[@]}" -o . "$manifest" || { echo "FAIL: selftest exited $?"; exit 1; }
@@ -36,6 +39,11 @@ for h in *-events.h; do
         { echo "FAIL: $p-events.c (C++17)"; exit 1; }
     n=$((n + 1))
 done
+if [ -f "$host" ]; then
+    $CC -std=c11 "${flags[@]}" -c "$host" -o /dev/null || { echo "FAIL: $host (C11)"; exit 1; }
+    $CXX -std=c++17 "${flags[@]}" -x c++ -c "$host" -o /dev/null || { echo "FAIL: $host (C++17)"; exit 1; }
+    echo "host.c: built as C11 and C++17 with -Wshadow"
+fi
 cp all.c all.cpp
 $CC -std=c11 "${flags[@]}" -c all.c -o /dev/null || { echo "FAIL: all headers together (C11)"; exit 1; }
 $CXX -std=c++17 "${flags[@]}" -c all.cpp -o /dev/null || { echo "FAIL: all headers together (C++17)"; exit 1; }

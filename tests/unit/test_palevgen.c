@@ -242,6 +242,31 @@ static void arena_is_zeroed(void **state)
     assert_int_equal(pg_error_count(&cx), 0);
 }
 
+/* Names: a field's identifier (trace field, struct member) and its parameter name, which takes
+ * '_' after so that no host macro or typedef meets it (docs/manifest.md, Names). */
+static void names_of_fields(void **state)
+{
+    static const struct { const char *name, *ident, *param; } cases[] = {
+        { "TraceNo", "TraceNo", "TraceNo_" },
+        { "Heap Size (bytes)", "Heap_Size_bytes", "Heap_Size_bytes_" },
+        { "int", "int_", "int_" },
+        { "EINVAL", "EINVAL_", "EINVAL_" },
+        { "9lives", "_9lives", "_9lives_" },
+        { "palev_a", "_palev_a", "_palev_a_" },
+        { "palev_guid", "_palev_guid_", "_palev_guid_" },
+        { "__func__", "__func___", "__func___" },
+        { "", "_", "__" },
+    };
+    pg_ctx cx;
+    (void)state;
+    pg_ctx_init(&cx);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_string_equal(pg_make_ident(&cx, cases[i].name), cases[i].ident);
+        assert_string_equal(pg_make_param(&cx, cases[i].name), cases[i].param);
+    }
+    pg_ctx_fini(&cx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +275,7 @@ int main(void)
         cmocka_unit_test(options_are_checked),
         cmocka_unit_test(enable_list_by_keyword),
         cmocka_unit_test(arena_is_zeroed),
+        cmocka_unit_test(names_of_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

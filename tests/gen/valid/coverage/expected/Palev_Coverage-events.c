@@ -15,216 +15,216 @@ static uint64_t palev_zeros[1];
 static void palev_prepare_T_Ints(
     struct palev_args_Palev_Coverage_T_Ints *palev_a,
     palev_scratch *palev_sc,
-    int8_t I8,
-    uint8_t U8,
-    int16_t I16,
-    uint16_t U16,
-    int32_t I32,
-    uint32_t U32,
-    int64_t I64,
-    uint64_t U64,
-    uint32_t H32,
-    uint64_t H64,
-    uint8_t U8Hex,
-    uint16_t U16Hex,
-    int32_t HResult,
-    size_t Size,
-    const void *Addr)
+    int8_t I8_,
+    uint8_t U8_,
+    int16_t I16_,
+    uint16_t U16_,
+    int32_t I32_,
+    uint32_t U32_,
+    int64_t I64_,
+    uint64_t U64_,
+    uint32_t H32_,
+    uint64_t H64_,
+    uint8_t U8Hex_,
+    uint16_t U16Hex_,
+    int32_t HResult_,
+    size_t Size_,
+    const void *Addr_)
 {
     (void)palev_sc;
-    palev_a->f_I8 = I8;
-    palev_a->f_U8 = U8;
-    palev_a->f_I16 = I16;
-    palev_a->f_U16 = U16;
-    palev_a->f_I32 = I32;
-    palev_a->f_U32 = U32;
-    palev_a->f_I64 = I64;
-    palev_a->f_U64 = U64;
-    palev_a->f_H32 = H32;
-    palev_a->f_H64 = H64;
-    palev_a->f_U8Hex = U8Hex;
-    palev_a->f_U16Hex = U16Hex;
-    palev_a->f_HResult = HResult;
-    palev_a->f_Size = Size;
-    palev_a->f_Addr = (uintptr_t)Addr;
+    palev_a->f_I8 = I8_;
+    palev_a->f_U8 = U8_;
+    palev_a->f_I16 = I16_;
+    palev_a->f_U16 = U16_;
+    palev_a->f_I32 = I32_;
+    palev_a->f_U32 = U32_;
+    palev_a->f_I64 = I64_;
+    palev_a->f_U64 = U64_;
+    palev_a->f_H32 = H32_;
+    palev_a->f_H64 = H64_;
+    palev_a->f_U8Hex = U8Hex_;
+    palev_a->f_U16Hex = U16Hex_;
+    palev_a->f_HResult = HResult_;
+    palev_a->f_Size = Size_;
+    palev_a->f_Addr = (uintptr_t)Addr_;
 }
 
 static void palev_prepare_T_Misc(
     struct palev_args_Palev_Coverage_T_Misc *palev_a,
     palev_scratch *palev_sc,
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
 {
-    palev_a->f_F32 = F32;
-    palev_a->f_F64 = F64;
-    palev_a->f_Flag = Flag != 0;
-    palev_a->f_Id = palev_scratch_guid(palev_sc, Id);
-    palev_a->f_When = When;
-    palev_a->f_Wall = palev_scratch_systemtime(palev_sc, Wall);
-    palev_a->f_Who = palev_scratch_sid(palev_sc, Who);
-    palev_a->f_Color = Color;
-    palev_a->f_Flags = Flags;
+    palev_a->f_F32 = F32_;
+    palev_a->f_F64 = F64_;
+    palev_a->f_Flag = Flag_ != 0;
+    palev_a->f_Id = palev_scratch_guid(palev_sc, Id_);
+    palev_a->f_When = When_;
+    palev_a->f_Wall = palev_scratch_systemtime(palev_sc, Wall_);
+    palev_a->f_Who = palev_scratch_sid(palev_sc, Who_);
+    palev_a->f_Color = Color_;
+    palev_a->f_Flags = Flags_;
 }
 
 static void palev_prepare_T_Text(
     struct palev_args_Palev_Coverage_T_Text *palev_a,
     palev_scratch *palev_sc,
-    const char16_t *Wide,
-    const char *Narrow,
-    const char16_t *Fixed,
-    uint16_t NarrowLen,
-    const char *NarrowFixed,
-    const char16_t *Counted,
-    uint16_t Counted_Length,
-    const char *CountedNarrow,
-    uint16_t CountedNarrow_Length,
-    const void *Blob,
-    uint32_t BlobLen,
-    const void *Blob2,
-    const void *Blob3,
-    uint16_t Blob3_Length)
+    const char16_t *Wide_,
+    const char *Narrow_,
+    const char16_t *Fixed_,
+    uint16_t NarrowLen_,
+    const char *NarrowFixed_,
+    const char16_t *Counted_,
+    uint16_t Counted_Length_,
+    const char *CountedNarrow_,
+    uint16_t CountedNarrow_Length_,
+    const void *Blob_,
+    uint32_t BlobLen_,
+    const void *Blob2_,
+    const void *Blob3_,
+    uint16_t Blob3_Length_)
 {
-    const size_t palev_n0 = NarrowLen > 0 ? (size_t)NarrowLen : 0;
-    const size_t palev_n1 = BlobLen > 0 ? (size_t)BlobLen : 0;
+    const size_t palev_n0 = NarrowLen_ > 0 ? (size_t)NarrowLen_ : 0;
+    const size_t palev_n1 = BlobLen_ > 0 ? (size_t)BlobLen_ : 0;
 
-    palev_a->f_Wide = palev_scratch_utf16(palev_sc, Wide, PALEV_NUL_TERMINATED);
-    palev_a->f_Narrow = Narrow ? Narrow : "";
-    palev_a->f_Fixed = palev_scratch_utf16(palev_sc, Fixed, 4);
-    palev_a->f_NarrowLen = NarrowLen;
-    palev_a->f_NarrowFixed = palev_scratch_ansi(palev_sc, NarrowFixed, palev_n0);
-    palev_a->f_Counted = palev_scratch_utf16(palev_sc, Counted, Counted_Length);
-    palev_a->f_CountedNarrow = palev_scratch_ansi(palev_sc, CountedNarrow, CountedNarrow_Length);
-    palev_a->f_Blob = Blob ? (const uint8_t *)Blob : (const uint8_t *)palev_zeros;
-    palev_a->f_BlobLen = BlobLen;
-    palev_a->f_Blob2 = (const uint8_t *)Blob2;
+    palev_a->f_Wide = palev_scratch_utf16(palev_sc, Wide_, PALEV_NUL_TERMINATED);
+    palev_a->f_Narrow = Narrow_ ? Narrow_ : "";
+    palev_a->f_Fixed = palev_scratch_utf16(palev_sc, Fixed_, 4);
+    palev_a->f_NarrowLen = NarrowLen_;
+    palev_a->f_NarrowFixed = palev_scratch_ansi(palev_sc, NarrowFixed_, palev_n0);
+    palev_a->f_Counted = palev_scratch_utf16(palev_sc, Counted_, Counted_Length_);
+    palev_a->f_CountedNarrow = palev_scratch_ansi(palev_sc, CountedNarrow_, CountedNarrow_Length_);
+    palev_a->f_Blob = Blob_ ? (const uint8_t *)Blob_ : (const uint8_t *)palev_zeros;
+    palev_a->f_BlobLen = BlobLen_;
+    palev_a->f_Blob2 = (const uint8_t *)Blob2_;
     palev_a->n_Blob2 = palev_a->f_Blob2 ? (uint32_t)palev_n1 : 0;
-    palev_a->f_Blob3 = (const uint8_t *)Blob3;
-    palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)Blob3_Length : 0;
+    palev_a->f_Blob3 = (const uint8_t *)Blob3_;
+    palev_a->n_Blob3 = palev_a->f_Blob3 ? (uint32_t)Blob3_Length_ : 0;
 }
 
 static void palev_prepare_T_Arrays(
     struct palev_args_Palev_Coverage_T_Arrays *palev_a,
     palev_scratch *palev_sc,
-    uint32_t N,
-    const int16_t *Fixed3,
-    const uint64_t *Var,
-    const void *const *Ptrs,
-    const int32_t *Bools,
-    const float *Floats,
-    const double *Doubles,
-    const char16_t *const *Names,
-    const char *const *Tags,
-    const palev_guid *Ids,
-    const palev_systemtime *Times,
-    const void *const *Sids,
-    const void *const *Blobs)
+    uint32_t N_,
+    const int16_t *Fixed3_,
+    const uint64_t *Var_,
+    const void *const *Ptrs_,
+    const int32_t *Bools_,
+    const float *Floats_,
+    const double *Doubles_,
+    const char16_t *const *Names_,
+    const char *const *Tags_,
+    const palev_guid *Ids_,
+    const palev_systemtime *Times_,
+    const void *const *Sids_,
+    const void *const *Blobs_)
 {
-    const size_t palev_n0 = N > 0 ? (size_t)N : 0;
+    const size_t palev_n0 = N_ > 0 ? (size_t)N_ : 0;
 
-    palev_a->f_N = N;
-    palev_a->f_Fixed3 = Fixed3 ? Fixed3 : (const int16_t *)palev_zeros;
-    palev_a->f_Var = Var;
+    palev_a->f_N = N_;
+    palev_a->f_Fixed3 = Fixed3_ ? Fixed3_ : (const int16_t *)palev_zeros;
+    palev_a->f_Var = Var_;
     palev_a->n_Var = palev_a->f_Var ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Ptrs = (const uintptr_t *)Ptrs;
+    palev_a->f_Ptrs = (const uintptr_t *)Ptrs_;
     palev_a->n_Ptrs = palev_a->f_Ptrs ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Bools = Bools ? Bools : (const int32_t *)palev_zeros;
+    palev_a->f_Bools = Bools_ ? Bools_ : (const int32_t *)palev_zeros;
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_FLOAT, 0, sizeof(float), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Floats = palev_scratch_json_array(palev_sc, &palev_d, Floats, palev_n0);
+        palev_a->f_Floats = palev_scratch_json_array(palev_sc, &palev_d, Floats_, palev_n0);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(double), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Doubles = palev_scratch_json_array(palev_sc, &palev_d, Doubles, 2);
+        palev_a->f_Doubles = palev_scratch_json_array(palev_sc, &palev_d, Doubles_, 2);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Names = palev_scratch_json_array(palev_sc, &palev_d, Names, palev_n0);
+        palev_a->f_Names = palev_scratch_json_array(palev_sc, &palev_d, Names_, palev_n0);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Tags = palev_scratch_json_array(palev_sc, &palev_d, Tags, 2);
+        palev_a->f_Tags = palev_scratch_json_array(palev_sc, &palev_d, Tags_, 2);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(palev_guid), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Ids = palev_scratch_json_array(palev_sc, &palev_d, Ids, palev_n0);
+        palev_a->f_Ids = palev_scratch_json_array(palev_sc, &palev_d, Ids_, palev_n0);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_SYSTEMTIME, 0, sizeof(palev_systemtime), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Times = palev_scratch_json_array(palev_sc, &palev_d, Times, 2);
+        palev_a->f_Times = palev_scratch_json_array(palev_sc, &palev_d, Times_, 2);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_SID, 0, sizeof(const void *), 0, 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Sids = palev_scratch_json_array(palev_sc, &palev_d, Sids, 2);
+        palev_a->f_Sids = palev_scratch_json_array(palev_sc, &palev_d, Sids_, 2);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_BINARY, 0, sizeof(const void *), 0, 0, 2 };
 
-        palev_a->f_Blobs = palev_scratch_json_array(palev_sc, &palev_d, Blobs, palev_n0);
+        palev_a->f_Blobs = palev_scratch_json_array(palev_sc, &palev_d, Blobs_, palev_n0);
     }
 }
 
 static void palev_prepare_T_Bulk(
     struct palev_args_Palev_Coverage_T_Bulk *palev_a,
     palev_scratch *palev_sc,
-    uint16_t Count,
-    uint32_t Generation,
-    const Palev_Coverage_T_Bulk_Values *Values,
-    const Palev_Coverage_T_Bulk_Pair *Pair)
+    uint16_t Count_,
+    uint32_t Generation_,
+    const Palev_Coverage_T_Bulk_Values *Values_,
+    const Palev_Coverage_T_Bulk_Pair *Pair_)
 {
-    const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
+    const size_t palev_n0 = Count_ > 0 ? (size_t)Count_ : 0;
 
-    palev_a->f_Count = Count;
-    palev_a->f_Generation = Generation;
-    palev_a->f_Values_Address = (const uintptr_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+    palev_a->f_Count = Count_;
+    palev_a->f_Generation = Generation_;
+    palev_a->f_Values_Address = (const uintptr_t *)palev_scratch_gather(palev_sc, Values_, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
         offsetof(Palev_Coverage_T_Bulk_Values, Address), sizeof(uintptr_t));
     palev_a->n_Values_Address = palev_a->f_Values_Address ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Values_Size = (const uint64_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+    palev_a->f_Values_Size = (const uint64_t *)palev_scratch_gather(palev_sc, Values_, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
         offsetof(Palev_Coverage_T_Bulk_Values, Size), sizeof(uint64_t));
     palev_a->n_Values_Size = palev_a->f_Values_Size ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Values_Kind = (const uint8_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+    palev_a->f_Values_Kind = (const uint8_t *)palev_scratch_gather(palev_sc, Values_, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
         offsetof(Palev_Coverage_T_Bulk_Values, Kind), sizeof(uint8_t));
     palev_a->n_Values_Kind = palev_a->f_Values_Kind ? (uint32_t)palev_n0 : 0;
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_UTF16, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Name), 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Values_Name = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+        palev_a->f_Values_Name = palev_scratch_json_array(palev_sc, &palev_d, Values_, palev_n0);
     }
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_GUID, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Id), 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Values_Id = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+        palev_a->f_Values_Id = palev_scratch_json_array(palev_sc, &palev_d, Values_, palev_n0);
     }
-    palev_a->f_Values_ParamCount = (const uint32_t *)palev_scratch_gather(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+    palev_a->f_Values_ParamCount = (const uint32_t *)palev_scratch_gather(palev_sc, Values_, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
         offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(uint32_t));
     palev_a->n_Values_ParamCount = palev_a->f_Values_ParamCount ? (uint32_t)palev_n0 : 0;
     {
         size_t palev_total = 0;
 
-        palev_a->f_Values_Params = (const uint32_t *)palev_scratch_gather_nested(palev_sc, Values, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
+        palev_a->f_Values_Params = (const uint32_t *)palev_scratch_gather_nested(palev_sc, Values_, palev_n0, sizeof(Palev_Coverage_T_Bulk_Values),
             offsetof(Palev_Coverage_T_Bulk_Values, Params), offsetof(Palev_Coverage_T_Bulk_Values, ParamCount), sizeof(((const Palev_Coverage_T_Bulk_Values *)0)->ParamCount), sizeof(uint32_t), &palev_total);
         palev_a->n_Values_Params = (uint32_t)palev_total;
     }
@@ -232,9 +232,9 @@ static void palev_prepare_T_Bulk(
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_DOUBLE, 0, sizeof(Palev_Coverage_T_Bulk_Values), offsetof(Palev_Coverage_T_Bulk_Values, Weight), 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Values_Weight = palev_scratch_json_array(palev_sc, &palev_d, Values, palev_n0);
+        palev_a->f_Values_Weight = palev_scratch_json_array(palev_sc, &palev_d, Values_, palev_n0);
     }
-    palev_a->f_Pair_A = (const int32_t *)palev_scratch_gather(palev_sc, Pair, 2, sizeof(Palev_Coverage_T_Bulk_Pair),
+    palev_a->f_Pair_A = (const int32_t *)palev_scratch_gather(palev_sc, Pair_, 2, sizeof(Palev_Coverage_T_Bulk_Pair),
         offsetof(Palev_Coverage_T_Bulk_Pair, A), sizeof(int32_t));
     if (!palev_a->f_Pair_A)
         palev_a->f_Pair_A = (const int32_t *)palev_zeros;
@@ -242,283 +242,283 @@ static void palev_prepare_T_Bulk(
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(Palev_Coverage_T_Bulk_Pair), offsetof(Palev_Coverage_T_Bulk_Pair, B), 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Pair_B = palev_scratch_json_array(palev_sc, &palev_d, Pair, 2);
+        palev_a->f_Pair_B = palev_scratch_json_array(palev_sc, &palev_d, Pair_, 2);
     }
 }
 
 static void palev_prepare_T_Single(
     struct palev_args_Palev_Coverage_T_Single *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Before,
-    const Palev_Coverage_T_Single_Info *Info)
+    uint32_t Before_,
+    const Palev_Coverage_T_Single_Info *Info_)
 {
-    static Palev_Coverage_T_Single_Info palev_zero_Info; /* zeros, never written */
+    static Palev_Coverage_T_Single_Info palev_zero_Info_; /* zeros, never written */
 
-    if (!Info)
-        Info = &palev_zero_Info;
-    palev_a->f_Before = Before;
-    palev_a->f_Info_Code = Info->Code;
-    palev_a->f_Info_Label = palev_scratch_utf16(palev_sc, Info->Label, PALEV_NUL_TERMINATED);
-    palev_a->f_Info_Extra = Info->Extra;
+    if (!Info_)
+        Info_ = &palev_zero_Info_;
+    palev_a->f_Before = Before_;
+    palev_a->f_Info_Code = Info_->Code;
+    palev_a->f_Info_Label = palev_scratch_utf16(palev_sc, Info_->Label, PALEV_NUL_TERMINATED);
+    palev_a->f_Info_Extra = Info_->Extra;
 }
 
 static void palev_prepare_T_Common(
     struct palev_args_Palev_Coverage_T_Common *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Value)
+    uint32_t Value_)
 {
     (void)palev_sc;
-    palev_a->f_Value = Value;
+    palev_a->f_Value = Value_;
 }
 
 static void palev_prepare_T_Names(
     struct palev_args_Palev_Coverage_T_Names *palev_a,
     palev_scratch *palev_sc,
-    uint64_t Heap_Size_bytes,
+    uint64_t Heap_Size_bytes_,
     int32_t int_,
-    uint8_t _2nd,
+    uint8_t _2nd_,
     int32_t errno_,
-    uint16_t a,
-    const char16_t *_palev_sc,
+    uint16_t a_,
+    const char16_t *_palev_sc_,
     uint8_t size_t_,
-    uint8_t Count,
-    const uint8_t *Items)
+    uint8_t Count_,
+    const uint8_t *Items_)
 {
-    const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
+    const size_t palev_n0 = Count_ > 0 ? (size_t)Count_ : 0;
 
-    palev_a->f_Heap_Size_bytes = Heap_Size_bytes;
+    palev_a->f_Heap_Size_bytes = Heap_Size_bytes_;
     palev_a->f_int_ = int_;
-    palev_a->f__2nd = _2nd;
+    palev_a->f__2nd = _2nd_;
     palev_a->f_errno_ = errno_;
-    palev_a->f_a = a;
-    palev_a->f__palev_sc = palev_scratch_utf16(palev_sc, _palev_sc, PALEV_NUL_TERMINATED);
+    palev_a->f_a = a_;
+    palev_a->f__palev_sc = palev_scratch_utf16(palev_sc, _palev_sc_, PALEV_NUL_TERMINATED);
     palev_a->f_size_t_ = size_t_;
-    palev_a->f_Count = Count;
-    palev_a->f_Items = Items;
+    palev_a->f_Count = Count_;
+    palev_a->f_Items = Items_;
     palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
 }
 
 static void palev_prepare_T_Wide(
     struct palev_args_Palev_Coverage_T_Wide *palev_a,
     palev_scratch *palev_sc,
-    uint32_t F01,
-    uint32_t F02,
-    uint32_t F03,
-    uint32_t F04,
-    uint32_t F05,
-    uint32_t F06,
-    uint32_t F07,
-    uint32_t F08,
-    uint32_t F09,
-    uint32_t F10,
-    uint64_t F11,
-    double F12,
-    const char16_t *F13,
-    int32_t F14,
-    const void *F15)
+    uint32_t F01_,
+    uint32_t F02_,
+    uint32_t F03_,
+    uint32_t F04_,
+    uint32_t F05_,
+    uint32_t F06_,
+    uint32_t F07_,
+    uint32_t F08_,
+    uint32_t F09_,
+    uint32_t F10_,
+    uint64_t F11_,
+    double F12_,
+    const char16_t *F13_,
+    int32_t F14_,
+    const void *F15_)
 {
-    palev_a->f_F01 = F01;
-    palev_a->f_F02 = F02;
-    palev_a->f_F03 = F03;
-    palev_a->f_F04 = F04;
-    palev_a->f_F05 = F05;
-    palev_a->f_F06 = F06;
-    palev_a->f_F07 = F07;
-    palev_a->f_F08 = F08;
-    palev_a->f_F09 = F09;
-    palev_a->f_F10 = F10;
-    palev_a->f_F11 = F11;
-    palev_a->f_F12 = F12;
-    palev_a->f_F13 = palev_scratch_utf16(palev_sc, F13, PALEV_NUL_TERMINATED);
-    palev_a->f_F14 = F14 != 0;
-    palev_a->f_F15 = (uintptr_t)F15;
+    palev_a->f_F01 = F01_;
+    palev_a->f_F02 = F02_;
+    palev_a->f_F03 = F03_;
+    palev_a->f_F04 = F04_;
+    palev_a->f_F05 = F05_;
+    palev_a->f_F06 = F06_;
+    palev_a->f_F07 = F07_;
+    palev_a->f_F08 = F08_;
+    palev_a->f_F09 = F09_;
+    palev_a->f_F10 = F10_;
+    palev_a->f_F11 = F11_;
+    palev_a->f_F12 = F12_;
+    palev_a->f_F13 = palev_scratch_utf16(palev_sc, F13_, PALEV_NUL_TERMINATED);
+    palev_a->f_F14 = F14_ != 0;
+    palev_a->f_F15 = (uintptr_t)F15_;
 }
 
 void palev_emit_Palev_Coverage_IntsAlways(
-    int8_t I8,
-    uint8_t U8,
-    int16_t I16,
-    uint16_t U16,
-    int32_t I32,
-    uint32_t U32,
-    int64_t I64,
-    uint64_t U64,
-    uint32_t H32,
-    uint64_t H64,
-    uint8_t U8Hex,
-    uint16_t U16Hex,
-    int32_t HResult,
-    size_t Size,
-    const void *Addr)
+    int8_t I8_,
+    uint8_t U8_,
+    int16_t I16_,
+    uint16_t U16_,
+    int32_t I32_,
+    uint32_t U32_,
+    int64_t I64_,
+    uint64_t U64_,
+    uint32_t H32_,
+    uint64_t H64_,
+    uint8_t U8Hex_,
+    uint16_t U16Hex_,
+    int32_t HResult_,
+    size_t Size_,
+    const void *Addr_)
 {
     struct palev_args_Palev_Coverage_T_Ints palev_a;
 
-    palev_prepare_T_Ints(&palev_a, NULL, I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
+    palev_prepare_T_Ints(&palev_a, NULL, I8_, U8_, I16_, U16_, I32_, U32_, I64_, U64_, H32_, H64_, U8Hex_, U16Hex_, HResult_, Size_, Addr_);
     lttng_ust_do_tracepoint(Palev_Coverage, IntsAlways, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 0);
 }
 
 void palev_emit_Palev_Coverage_MiscCritical(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Misc palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+    palev_prepare_T_Misc(&palev_a, &palev_sc, F32_, F64_, Flag_, Id_, When_, Wall_, Who_, Color_, Flags_);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscCritical, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 1);
 }
 
 void palev_emit_Palev_Coverage_TextError(
-    const char16_t *Wide,
-    const char *Narrow,
-    const char16_t *Fixed,
-    uint16_t NarrowLen,
-    const char *NarrowFixed,
-    const char16_t *Counted,
-    uint16_t Counted_Length,
-    const char *CountedNarrow,
-    uint16_t CountedNarrow_Length,
-    const void *Blob,
-    uint32_t BlobLen,
-    const void *Blob2,
-    const void *Blob3,
-    uint16_t Blob3_Length)
+    const char16_t *Wide_,
+    const char *Narrow_,
+    const char16_t *Fixed_,
+    uint16_t NarrowLen_,
+    const char *NarrowFixed_,
+    const char16_t *Counted_,
+    uint16_t Counted_Length_,
+    const char *CountedNarrow_,
+    uint16_t CountedNarrow_Length_,
+    const void *Blob_,
+    uint32_t BlobLen_,
+    const void *Blob2_,
+    const void *Blob3_,
+    uint16_t Blob3_Length_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Text palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Text(&palev_a, &palev_sc, Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
+    palev_prepare_T_Text(&palev_a, &palev_sc, Wide_, Narrow_, Fixed_, NarrowLen_, NarrowFixed_, Counted_, Counted_Length_, CountedNarrow_, CountedNarrow_Length_, Blob_, BlobLen_, Blob2_, Blob3_, Blob3_Length_);
     lttng_ust_do_tracepoint(Palev_Coverage, TextError, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 2);
 }
 
 void palev_emit_Palev_Coverage_ArraysWarning(
-    uint32_t N,
-    const int16_t *Fixed3,
-    const uint64_t *Var,
-    const void *const *Ptrs,
-    const int32_t *Bools,
-    const float *Floats,
-    const double *Doubles,
-    const char16_t *const *Names,
-    const char *const *Tags,
-    const palev_guid *Ids,
-    const palev_systemtime *Times,
-    const void *const *Sids,
-    const void *const *Blobs)
+    uint32_t N_,
+    const int16_t *Fixed3_,
+    const uint64_t *Var_,
+    const void *const *Ptrs_,
+    const int32_t *Bools_,
+    const float *Floats_,
+    const double *Doubles_,
+    const char16_t *const *Names_,
+    const char *const *Tags_,
+    const palev_guid *Ids_,
+    const palev_systemtime *Times_,
+    const void *const *Sids_,
+    const void *const *Blobs_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Arrays palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Arrays(&palev_a, &palev_sc, N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
+    palev_prepare_T_Arrays(&palev_a, &palev_sc, N_, Fixed3_, Var_, Ptrs_, Bools_, Floats_, Doubles_, Names_, Tags_, Ids_, Times_, Sids_, Blobs_);
     lttng_ust_do_tracepoint(Palev_Coverage, ArraysWarning, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 3);
 }
 
 void palev_emit_Palev_Coverage_BulkInfo(
-    uint16_t Count,
-    uint32_t Generation,
-    const Palev_Coverage_T_Bulk_Values *Values,
-    const Palev_Coverage_T_Bulk_Pair *Pair)
+    uint16_t Count_,
+    uint32_t Generation_,
+    const Palev_Coverage_T_Bulk_Values *Values_,
+    const Palev_Coverage_T_Bulk_Pair *Pair_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Bulk palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Bulk(&palev_a, &palev_sc, Count, Generation, Values, Pair);
+    palev_prepare_T_Bulk(&palev_a, &palev_sc, Count_, Generation_, Values_, Pair_);
     lttng_ust_do_tracepoint(Palev_Coverage, BulkInfo, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 4);
 }
 
 void palev_emit_Palev_Coverage_SingleVerbose(
-    uint32_t Before,
-    const Palev_Coverage_T_Single_Info *Info)
+    uint32_t Before_,
+    const Palev_Coverage_T_Single_Info *Info_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Single palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Single(&palev_a, &palev_sc, Before, Info);
+    palev_prepare_T_Single(&palev_a, &palev_sc, Before_, Info_);
     lttng_ust_do_tracepoint(Palev_Coverage, SingleVerbose, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 5);
 }
 
-void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
+void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value_)
 {
     struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Value);
+    palev_prepare_T_Common(&palev_a, NULL, Value_);
     lttng_ust_do_tracepoint(Palev_Coverage, CommonChatty, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 6);
 }
 
 void palev_emit_Palev_Coverage_Names(
-    uint64_t Heap_Size_bytes,
+    uint64_t Heap_Size_bytes_,
     int32_t int_,
-    uint8_t _2nd,
+    uint8_t _2nd_,
     int32_t errno_,
-    uint16_t a,
-    const char16_t *_palev_sc,
+    uint16_t a_,
+    const char16_t *_palev_sc_,
     uint8_t size_t_,
-    uint8_t Count,
-    const uint8_t *Items)
+    uint8_t Count_,
+    const uint8_t *Items_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Names palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
+    palev_prepare_T_Names(&palev_a, &palev_sc, Heap_Size_bytes_, int_, _2nd_, errno_, a_, _palev_sc_, size_t_, Count_, Items_);
     lttng_ust_do_tracepoint(Palev_Coverage, Names, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 7);
 }
 
 void palev_emit_Palev_Coverage_Wide15(
-    uint32_t F01,
-    uint32_t F02,
-    uint32_t F03,
-    uint32_t F04,
-    uint32_t F05,
-    uint32_t F06,
-    uint32_t F07,
-    uint32_t F08,
-    uint32_t F09,
-    uint32_t F10,
-    uint64_t F11,
-    double F12,
-    const char16_t *F13,
-    int32_t F14,
-    const void *F15)
+    uint32_t F01_,
+    uint32_t F02_,
+    uint32_t F03_,
+    uint32_t F04_,
+    uint32_t F05_,
+    uint32_t F06_,
+    uint32_t F07_,
+    uint32_t F08_,
+    uint32_t F09_,
+    uint32_t F10_,
+    uint64_t F11_,
+    double F12_,
+    const char16_t *F13_,
+    int32_t F14_,
+    const void *F15_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Wide palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Wide(&palev_a, &palev_sc, F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
+    palev_prepare_T_Wide(&palev_a, &palev_sc, F01_, F02_, F03_, F04_, F05_, F06_, F07_, F08_, F09_, F10_, F11_, F12_, F13_, F14_, F15_);
     lttng_ust_do_tracepoint(Palev_Coverage, Wide15, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 8);
@@ -536,50 +536,50 @@ void palev_emit_Palev_Coverage_EmptyTemplate(void)
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 10);
 }
 
-void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
+void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value_)
 {
     struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Value);
+    palev_prepare_T_Common(&palev_a, NULL, Value_);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 11);
 }
 
-void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
+void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value_)
 {
     struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Value);
+    palev_prepare_T_Common(&palev_a, NULL, Value_);
     lttng_ust_do_tracepoint(Palev_Coverage, ScalarStart_V1, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 12);
 }
 
-void palev_emit_Palev_Coverage_Event13(uint32_t Value)
+void palev_emit_Palev_Coverage_Event13(uint32_t Value_)
 {
     struct palev_args_Palev_Coverage_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Value);
+    palev_prepare_T_Common(&palev_a, NULL, Value_);
     lttng_ust_do_tracepoint(Palev_Coverage, Event13, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 13);
 }
 
 void palev_emit_Palev_Coverage_MiscAgain(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_Coverage_T_Misc palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_Misc(&palev_a, &palev_sc, F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+    palev_prepare_T_Misc(&palev_a, &palev_sc, F32_, F64_, Flag_, Id_, When_, Wall_, Who_, Color_, Flags_);
     lttng_ust_do_tracepoint(Palev_Coverage, MiscAgain, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Coverage, 14);

@@ -52,27 +52,30 @@ typedef struct Palev_Coverage_T_Single_Info {
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* IntsAlways: id 1, version 0, level 0 (LogAlways), keywords 0x1, task Scalar, opcode Probe, template T_Ints */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___IntsAlways
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_IntsAlways(
-    int8_t I8,
-    uint8_t U8,
-    int16_t I16,
-    uint16_t U16,
-    int32_t I32,
-    uint32_t U32,
-    int64_t I64,
-    uint64_t U64,
-    uint32_t H32,
-    uint64_t H64,
-    uint8_t U8Hex,
-    uint16_t U16Hex,
-    int32_t HResult,
-    size_t Size,
-    const void *Addr)
+    int8_t I8_,
+    uint8_t U8_,
+    int16_t I16_,
+    uint16_t U16_,
+    int32_t I32_,
+    uint32_t U32_,
+    int64_t I64_,
+    uint64_t U64_,
+    uint32_t H32_,
+    uint64_t H64_,
+    uint8_t U8Hex_,
+    uint16_t U16Hex_,
+    int32_t HResult_,
+    size_t Size_,
+    const void *Addr_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledIntsAlways(void)
@@ -81,24 +84,24 @@ static inline int EventEnabledIntsAlways(void)
 }
 
 static inline void FireEventIntsAlways(
-    int8_t I8,
-    uint8_t U8,
-    int16_t I16,
-    uint16_t U16,
-    int32_t I32,
-    uint32_t U32,
-    int64_t I64,
-    uint64_t U64,
-    uint32_t H32,
-    uint64_t H64,
-    uint8_t U8Hex,
-    uint16_t U16Hex,
-    int32_t HResult,
-    size_t Size,
-    const void *Addr)
+    int8_t I8_,
+    uint8_t U8_,
+    int16_t I16_,
+    uint16_t U16_,
+    int32_t I32_,
+    uint32_t U32_,
+    int64_t I64_,
+    uint64_t U64_,
+    uint32_t H32_,
+    uint64_t H64_,
+    uint8_t U8Hex_,
+    uint16_t U16Hex_,
+    int32_t HResult_,
+    size_t Size_,
+    const void *Addr_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___IntsAlways.state))
-        palev_emit_Palev_Coverage_IntsAlways(I8, U8, I16, U16, I32, U32, I64, U64, H32, H64, U8Hex, U16Hex, HResult, Size, Addr);
+        palev_emit_Palev_Coverage_IntsAlways(I8_, U8_, I16_, U16_, I32_, U32_, I64_, U64_, H32_, H64_, U8Hex_, U16Hex_, HResult_, Size_, Addr_);
 }
 
 #define FireEventIntsAlways(...) \
@@ -116,15 +119,15 @@ static inline palev_event_descriptor EventDescriptorIntsAlways(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___MiscCritical
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_MiscCritical(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMiscCritical(void)
@@ -133,18 +136,18 @@ static inline int EventEnabledMiscCritical(void)
 }
 
 static inline void FireEventMiscCritical(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscCritical.state))
-        palev_emit_Palev_Coverage_MiscCritical(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+        palev_emit_Palev_Coverage_MiscCritical(F32_, F64_, Flag_, Id_, When_, Wall_, Who_, Color_, Flags_);
 }
 
 #define FireEventMiscCritical(...) \
@@ -162,20 +165,20 @@ static inline palev_event_descriptor EventDescriptorMiscCritical(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___TextError
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_TextError(
-    const char16_t *Wide,
-    const char *Narrow,
-    const char16_t *Fixed,
-    uint16_t NarrowLen,
-    const char *NarrowFixed,
-    const char16_t *Counted,
-    uint16_t Counted_Length,
-    const char *CountedNarrow,
-    uint16_t CountedNarrow_Length,
-    const void *Blob,
-    uint32_t BlobLen,
-    const void *Blob2,
-    const void *Blob3,
-    uint16_t Blob3_Length)
+    const char16_t *Wide_,
+    const char *Narrow_,
+    const char16_t *Fixed_,
+    uint16_t NarrowLen_,
+    const char *NarrowFixed_,
+    const char16_t *Counted_,
+    uint16_t Counted_Length_,
+    const char *CountedNarrow_,
+    uint16_t CountedNarrow_Length_,
+    const void *Blob_,
+    uint32_t BlobLen_,
+    const void *Blob2_,
+    const void *Blob3_,
+    uint16_t Blob3_Length_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledTextError(void)
@@ -184,23 +187,23 @@ static inline int EventEnabledTextError(void)
 }
 
 static inline void FireEventTextError(
-    const char16_t *Wide,
-    const char *Narrow,
-    const char16_t *Fixed,
-    uint16_t NarrowLen,
-    const char *NarrowFixed,
-    const char16_t *Counted,
-    uint16_t Counted_Length,
-    const char *CountedNarrow,
-    uint16_t CountedNarrow_Length,
-    const void *Blob,
-    uint32_t BlobLen,
-    const void *Blob2,
-    const void *Blob3,
-    uint16_t Blob3_Length)
+    const char16_t *Wide_,
+    const char *Narrow_,
+    const char16_t *Fixed_,
+    uint16_t NarrowLen_,
+    const char *NarrowFixed_,
+    const char16_t *Counted_,
+    uint16_t Counted_Length_,
+    const char *CountedNarrow_,
+    uint16_t CountedNarrow_Length_,
+    const void *Blob_,
+    uint32_t BlobLen_,
+    const void *Blob2_,
+    const void *Blob3_,
+    uint16_t Blob3_Length_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___TextError.state))
-        palev_emit_Palev_Coverage_TextError(Wide, Narrow, Fixed, NarrowLen, NarrowFixed, Counted, Counted_Length, CountedNarrow, CountedNarrow_Length, Blob, BlobLen, Blob2, Blob3, Blob3_Length);
+        palev_emit_Palev_Coverage_TextError(Wide_, Narrow_, Fixed_, NarrowLen_, NarrowFixed_, Counted_, Counted_Length_, CountedNarrow_, CountedNarrow_Length_, Blob_, BlobLen_, Blob2_, Blob3_, Blob3_Length_);
 }
 
 #define FireEventTextError(...) \
@@ -218,19 +221,19 @@ static inline palev_event_descriptor EventDescriptorTextError(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___ArraysWarning
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_ArraysWarning(
-    uint32_t N,
-    const int16_t *Fixed3,
-    const uint64_t *Var,
-    const void *const *Ptrs,
-    const int32_t *Bools,
-    const float *Floats,
-    const double *Doubles,
-    const char16_t *const *Names,
-    const char *const *Tags,
-    const palev_guid *Ids,
-    const palev_systemtime *Times,
-    const void *const *Sids,
-    const void *const *Blobs)
+    uint32_t N_,
+    const int16_t *Fixed3_,
+    const uint64_t *Var_,
+    const void *const *Ptrs_,
+    const int32_t *Bools_,
+    const float *Floats_,
+    const double *Doubles_,
+    const char16_t *const *Names_,
+    const char *const *Tags_,
+    const palev_guid *Ids_,
+    const palev_systemtime *Times_,
+    const void *const *Sids_,
+    const void *const *Blobs_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledArraysWarning(void)
@@ -239,22 +242,22 @@ static inline int EventEnabledArraysWarning(void)
 }
 
 static inline void FireEventArraysWarning(
-    uint32_t N,
-    const int16_t *Fixed3,
-    const uint64_t *Var,
-    const void *const *Ptrs,
-    const int32_t *Bools,
-    const float *Floats,
-    const double *Doubles,
-    const char16_t *const *Names,
-    const char *const *Tags,
-    const palev_guid *Ids,
-    const palev_systemtime *Times,
-    const void *const *Sids,
-    const void *const *Blobs)
+    uint32_t N_,
+    const int16_t *Fixed3_,
+    const uint64_t *Var_,
+    const void *const *Ptrs_,
+    const int32_t *Bools_,
+    const float *Floats_,
+    const double *Doubles_,
+    const char16_t *const *Names_,
+    const char *const *Tags_,
+    const palev_guid *Ids_,
+    const palev_systemtime *Times_,
+    const void *const *Sids_,
+    const void *const *Blobs_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ArraysWarning.state))
-        palev_emit_Palev_Coverage_ArraysWarning(N, Fixed3, Var, Ptrs, Bools, Floats, Doubles, Names, Tags, Ids, Times, Sids, Blobs);
+        palev_emit_Palev_Coverage_ArraysWarning(N_, Fixed3_, Var_, Ptrs_, Bools_, Floats_, Doubles_, Names_, Tags_, Ids_, Times_, Sids_, Blobs_);
 }
 
 #define FireEventArraysWarning(...) \
@@ -272,10 +275,10 @@ static inline palev_event_descriptor EventDescriptorArraysWarning(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___BulkInfo
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_BulkInfo(
-    uint16_t Count,
-    uint32_t Generation,
-    const Palev_Coverage_T_Bulk_Values *Values,
-    const Palev_Coverage_T_Bulk_Pair *Pair)
+    uint16_t Count_,
+    uint32_t Generation_,
+    const Palev_Coverage_T_Bulk_Values *Values_,
+    const Palev_Coverage_T_Bulk_Pair *Pair_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledBulkInfo(void)
@@ -284,13 +287,13 @@ static inline int EventEnabledBulkInfo(void)
 }
 
 static inline void FireEventBulkInfo(
-    uint16_t Count,
-    uint32_t Generation,
-    const Palev_Coverage_T_Bulk_Values *Values,
-    const Palev_Coverage_T_Bulk_Pair *Pair)
+    uint16_t Count_,
+    uint32_t Generation_,
+    const Palev_Coverage_T_Bulk_Values *Values_,
+    const Palev_Coverage_T_Bulk_Pair *Pair_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___BulkInfo.state))
-        palev_emit_Palev_Coverage_BulkInfo(Count, Generation, Values, Pair);
+        palev_emit_Palev_Coverage_BulkInfo(Count_, Generation_, Values_, Pair_);
 }
 
 #define FireEventBulkInfo(...) \
@@ -308,8 +311,8 @@ static inline palev_event_descriptor EventDescriptorBulkInfo(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___SingleVerbose
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_SingleVerbose(
-    uint32_t Before,
-    const Palev_Coverage_T_Single_Info *Info)
+    uint32_t Before_,
+    const Palev_Coverage_T_Single_Info *Info_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledSingleVerbose(void)
@@ -317,10 +320,12 @@ static inline int EventEnabledSingleVerbose(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___SingleVerbose.state) != 0;
 }
 
-static inline void FireEventSingleVerbose(uint32_t Before, const Palev_Coverage_T_Single_Info *Info)
+static inline void FireEventSingleVerbose(
+    uint32_t Before_,
+    const Palev_Coverage_T_Single_Info *Info_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___SingleVerbose.state))
-        palev_emit_Palev_Coverage_SingleVerbose(Before, Info);
+        palev_emit_Palev_Coverage_SingleVerbose(Before_, Info_);
 }
 
 #define FireEventSingleVerbose(...) \
@@ -337,7 +342,7 @@ static inline palev_event_descriptor EventDescriptorSingleVerbose(void)
 /* CommonChatty: id 7, version 0, level 16 (Chatty), keywords 0x0, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___CommonChatty
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value)
+void palev_emit_Palev_Coverage_CommonChatty(uint32_t Value_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledCommonChatty(void)
@@ -345,10 +350,10 @@ static inline int EventEnabledCommonChatty(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___CommonChatty.state) != 0;
 }
 
-static inline void FireEventCommonChatty(uint32_t Value)
+static inline void FireEventCommonChatty(uint32_t Value_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___CommonChatty.state))
-        palev_emit_Palev_Coverage_CommonChatty(Value);
+        palev_emit_Palev_Coverage_CommonChatty(Value_);
 }
 
 #define FireEventCommonChatty(...) \
@@ -366,15 +371,15 @@ static inline palev_event_descriptor EventDescriptorCommonChatty(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Names
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_Names(
-    uint64_t Heap_Size_bytes,
+    uint64_t Heap_Size_bytes_,
     int32_t int_,
-    uint8_t _2nd,
+    uint8_t _2nd_,
     int32_t errno_,
-    uint16_t a,
-    const char16_t *_palev_sc,
+    uint16_t a_,
+    const char16_t *_palev_sc_,
     uint8_t size_t_,
-    uint8_t Count,
-    const uint8_t *Items)
+    uint8_t Count_,
+    const uint8_t *Items_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledNames(void)
@@ -383,18 +388,18 @@ static inline int EventEnabledNames(void)
 }
 
 static inline void FireEventNames(
-    uint64_t Heap_Size_bytes,
+    uint64_t Heap_Size_bytes_,
     int32_t int_,
-    uint8_t _2nd,
+    uint8_t _2nd_,
     int32_t errno_,
-    uint16_t a,
-    const char16_t *_palev_sc,
+    uint16_t a_,
+    const char16_t *_palev_sc_,
     uint8_t size_t_,
-    uint8_t Count,
-    const uint8_t *Items)
+    uint8_t Count_,
+    const uint8_t *Items_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Names.state))
-        palev_emit_Palev_Coverage_Names(Heap_Size_bytes, int_, _2nd, errno_, a, _palev_sc, size_t_, Count, Items);
+        palev_emit_Palev_Coverage_Names(Heap_Size_bytes_, int_, _2nd_, errno_, a_, _palev_sc_, size_t_, Count_, Items_);
 }
 
 #define FireEventNames(...) \
@@ -412,21 +417,21 @@ static inline palev_event_descriptor EventDescriptorNames(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Wide15
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_Wide15(
-    uint32_t F01,
-    uint32_t F02,
-    uint32_t F03,
-    uint32_t F04,
-    uint32_t F05,
-    uint32_t F06,
-    uint32_t F07,
-    uint32_t F08,
-    uint32_t F09,
-    uint32_t F10,
-    uint64_t F11,
-    double F12,
-    const char16_t *F13,
-    int32_t F14,
-    const void *F15)
+    uint32_t F01_,
+    uint32_t F02_,
+    uint32_t F03_,
+    uint32_t F04_,
+    uint32_t F05_,
+    uint32_t F06_,
+    uint32_t F07_,
+    uint32_t F08_,
+    uint32_t F09_,
+    uint32_t F10_,
+    uint64_t F11_,
+    double F12_,
+    const char16_t *F13_,
+    int32_t F14_,
+    const void *F15_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledWide15(void)
@@ -435,24 +440,24 @@ static inline int EventEnabledWide15(void)
 }
 
 static inline void FireEventWide15(
-    uint32_t F01,
-    uint32_t F02,
-    uint32_t F03,
-    uint32_t F04,
-    uint32_t F05,
-    uint32_t F06,
-    uint32_t F07,
-    uint32_t F08,
-    uint32_t F09,
-    uint32_t F10,
-    uint64_t F11,
-    double F12,
-    const char16_t *F13,
-    int32_t F14,
-    const void *F15)
+    uint32_t F01_,
+    uint32_t F02_,
+    uint32_t F03_,
+    uint32_t F04_,
+    uint32_t F05_,
+    uint32_t F06_,
+    uint32_t F07_,
+    uint32_t F08_,
+    uint32_t F09_,
+    uint32_t F10_,
+    uint64_t F11_,
+    double F12_,
+    const char16_t *F13_,
+    int32_t F14_,
+    const void *F15_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Wide15.state))
-        palev_emit_Palev_Coverage_Wide15(F01, F02, F03, F04, F05, F06, F07, F08, F09, F10, F11, F12, F13, F14, F15);
+        palev_emit_Palev_Coverage_Wide15(F01_, F02_, F03_, F04_, F05_, F06_, F07_, F08_, F09_, F10_, F11_, F12_, F13_, F14_, F15_);
 }
 
 #define FireEventWide15(...) \
@@ -525,7 +530,7 @@ static inline palev_event_descriptor EventDescriptorEmptyTemplate(void)
 /* ScalarStart: id 12, version 0, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___ScalarStart
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value)
+void palev_emit_Palev_Coverage_ScalarStart(uint32_t Value_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledScalarStart(void)
@@ -533,10 +538,10 @@ static inline int EventEnabledScalarStart(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart.state) != 0;
 }
 
-static inline void FireEventScalarStart(uint32_t Value)
+static inline void FireEventScalarStart(uint32_t Value_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart.state))
-        palev_emit_Palev_Coverage_ScalarStart(Value);
+        palev_emit_Palev_Coverage_ScalarStart(Value_);
 }
 
 #define FireEventScalarStart(...) \
@@ -553,7 +558,7 @@ static inline palev_event_descriptor EventDescriptorScalarStart(void)
 /* ScalarStart_V1: id 12, version 1, level 4 (Informational), keywords 0x0, task Scalar, opcode Start, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___ScalarStart_V1
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value)
+void palev_emit_Palev_Coverage_ScalarStart_V1(uint32_t Value_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledScalarStart_V1(void)
@@ -561,10 +566,10 @@ static inline int EventEnabledScalarStart_V1(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart_V1.state) != 0;
 }
 
-static inline void FireEventScalarStart_V1(uint32_t Value)
+static inline void FireEventScalarStart_V1(uint32_t Value_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___ScalarStart_V1.state))
-        palev_emit_Palev_Coverage_ScalarStart_V1(Value);
+        palev_emit_Palev_Coverage_ScalarStart_V1(Value_);
 }
 
 #define FireEventScalarStart_V1(...) \
@@ -581,7 +586,7 @@ static inline palev_event_descriptor EventDescriptorScalarStart_V1(void)
 /* Event13: id 13, version 0, level 5 (Verbose), keywords 0x0, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___Event13
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Coverage_Event13(uint32_t Value)
+void palev_emit_Palev_Coverage_Event13(uint32_t Value_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledEvent13(void)
@@ -589,10 +594,10 @@ static inline int EventEnabledEvent13(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Event13.state) != 0;
 }
 
-static inline void FireEventEvent13(uint32_t Value)
+static inline void FireEventEvent13(uint32_t Value_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___Event13.state))
-        palev_emit_Palev_Coverage_Event13(Value);
+        palev_emit_Palev_Coverage_Event13(Value_);
 }
 
 #define FireEventEvent13(...) \
@@ -610,15 +615,15 @@ static inline palev_event_descriptor EventDescriptorEvent13(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Coverage___MiscAgain
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_Coverage_MiscAgain(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMiscAgain(void)
@@ -627,18 +632,18 @@ static inline int EventEnabledMiscAgain(void)
 }
 
 static inline void FireEventMiscAgain(
-    float F32,
-    double F64,
-    int32_t Flag,
-    const palev_guid *Id,
-    uint64_t When,
-    const palev_systemtime *Wall,
-    const void *Who,
-    uint32_t Color,
-    uint8_t Flags)
+    float F32_,
+    double F64_,
+    int32_t Flag_,
+    const palev_guid *Id_,
+    uint64_t When_,
+    const palev_systemtime *Wall_,
+    const void *Who_,
+    uint32_t Color_,
+    uint8_t Flags_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Coverage___MiscAgain.state))
-        palev_emit_Palev_Coverage_MiscAgain(F32, F64, Flag, Id, When, Wall, Who, Color, Flags);
+        palev_emit_Palev_Coverage_MiscAgain(F32_, F64_, Flag_, Id_, When_, Wall_, Who_, Color_, Flags_);
 }
 
 #define FireEventMiscAgain(...) \

@@ -12,17 +12,17 @@
 static void palev_prepare_T_Common(
     struct palev_args_Palev_Second_T_Common *palev_a,
     palev_scratch *palev_sc,
-    const char *Other)
+    const char *Other_)
 {
     (void)palev_sc;
-    palev_a->f_Other = Other ? Other : "";
+    palev_a->f_Other = Other_ ? Other_ : "";
 }
 
-void palev_emit_Palev_Second_SecondCommon(const char *Other)
+void palev_emit_Palev_Second_SecondCommon(const char *Other_)
 {
     struct palev_args_Palev_Second_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Other);
+    palev_prepare_T_Common(&palev_a, NULL, Other_);
     lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_Second, 0);
 }

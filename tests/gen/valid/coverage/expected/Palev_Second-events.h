@@ -27,12 +27,15 @@ static inline int ProviderEnabledPalev_Second(uint8_t level, uint64_t keywords)
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* SecondCommon: id 1, version 0, level 3 (Warning), keywords 0x0, template T_Common */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_Second___SecondCommon
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_Second_SecondCommon(const char *Other)
+void palev_emit_Palev_Second_SecondCommon(const char *Other_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledSecondCommon(void)
@@ -40,10 +43,10 @@ static inline int EventEnabledSecondCommon(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___SecondCommon.state) != 0;
 }
 
-static inline void FireEventSecondCommon(const char *Other)
+static inline void FireEventSecondCommon(const char *Other_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___SecondCommon.state))
-        palev_emit_Palev_Second_SecondCommon(Other);
+        palev_emit_Palev_Second_SecondCommon(Other_);
 }
 
 #define FireEventSecondCommon(...) \

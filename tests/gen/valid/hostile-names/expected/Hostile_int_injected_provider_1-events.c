@@ -23,40 +23,40 @@ __extension__ unsigned short Hostile_int_injected_provider_1_Event2_semaphore
 static void palev_prepare_T_int_injected_tid_1(
     struct palev_args_Hostile_int_injected_provider_1_T_int_injected_tid_1 *palev_a,
     palev_scratch *palev_sc,
-    uint32_t f_int_injected_field_1,
-    uint32_t Flags,
-    uint16_t N,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1)
+    uint32_t f_int_injected_field_1_,
+    uint32_t Flags_,
+    uint16_t N_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1_)
 {
-    static Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 palev_zero_One_int_injected_struct1_1; /* zeros, never written */
+    static Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 palev_zero_One_int_injected_struct1_1_; /* zeros, never written */
 
-    if (!One_int_injected_struct1_1)
-        One_int_injected_struct1_1 = &palev_zero_One_int_injected_struct1_1;
-    const size_t palev_n0 = N > 0 ? (size_t)N : 0;
+    if (!One_int_injected_struct1_1_)
+        One_int_injected_struct1_1_ = &palev_zero_One_int_injected_struct1_1_;
+    const size_t palev_n0 = N_ > 0 ? (size_t)N_ : 0;
 
-    palev_a->f_f_int_injected_field_1 = f_int_injected_field_1;
-    palev_a->f_Flags = Flags;
-    palev_a->f_N = N;
-    palev_a->f_S_int_injected_struct_1_V = (const uint8_t *)palev_scratch_gather(palev_sc, S_int_injected_struct_1, palev_n0, sizeof(Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1),
+    palev_a->f_f_int_injected_field_1 = f_int_injected_field_1_;
+    palev_a->f_Flags = Flags_;
+    palev_a->f_N = N_;
+    palev_a->f_S_int_injected_struct_1_V = (const uint8_t *)palev_scratch_gather(palev_sc, S_int_injected_struct_1_, palev_n0, sizeof(Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1),
         offsetof(Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1, V), sizeof(uint8_t));
     palev_a->n_S_int_injected_struct_1_V = palev_a->f_S_int_injected_struct_1_V ? (uint32_t)palev_n0 : 0;
-    palev_a->f_One_int_injected_struct1_1_W = One_int_injected_struct1_1->W;
+    palev_a->f_One_int_injected_struct1_1_W = One_int_injected_struct1_1_->W;
 }
 
 void palev_emit_Hostile_int_injected_provider_1_E_int_injected_symbol_1(
-    uint32_t f_int_injected_field_1,
-    uint32_t Flags,
-    uint16_t N,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1)
+    uint32_t f_int_injected_field_1_,
+    uint32_t Flags_,
+    uint16_t N_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Hostile_int_injected_provider_1_T_int_injected_tid_1 palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T_int_injected_tid_1(&palev_a, &palev_sc, f_int_injected_field_1, Flags, N, S_int_injected_struct_1, One_int_injected_struct1_1);
+    palev_prepare_T_int_injected_tid_1(&palev_a, &palev_sc, f_int_injected_field_1_, Flags_, N_, S_int_injected_struct_1_, One_int_injected_struct1_1_);
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Hostile_int_injected_provider_1___E_int_injected_symbol_1.state))
         lttng_ust_do_tracepoint(Hostile_int_injected_provider_1, E_int_injected_symbol_1, &palev_a);
     if (PALEV_USDT_ACTIVE(Hostile_int_injected_provider_1_E_int_injected_symbol_1_semaphore))

@@ -47,7 +47,10 @@ typedef struct Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_inje
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* E_int_injected_symbol_1: id 1, version 0, level 16 (x*\/ int injected_level = 1; /\*), keywords 0x1, task t*\/ int injected_task = 1; /\* #define injected_newline 1 , opcode o*\/ int injected_opcode = 1; /\*, template T*\/ int injected_tid = 1; /\* */
 /* USDT probe Hostile_int_injected_provider_1:E_int_injected_symbol_1 (perf: sdt_Hostile_int_injected_provider_1:E_int_injected_symbol_1), arguments:
@@ -62,11 +65,11 @@ extern unsigned short Hostile_int_injected_provider_1_E_int_injected_symbol_1_se
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Hostile_int_injected_provider_1___E_int_injected_symbol_1
     __attribute__((visibility("hidden")));
 void palev_emit_Hostile_int_injected_provider_1_E_int_injected_symbol_1(
-    uint32_t f_int_injected_field_1,
-    uint32_t Flags,
-    uint16_t N,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1)
+    uint32_t f_int_injected_field_1_,
+    uint32_t Flags_,
+    uint16_t N_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledE_int_injected_symbol_1(void)
@@ -75,14 +78,14 @@ static inline int EventEnabledE_int_injected_symbol_1(void)
 }
 
 static inline void FireEventE_int_injected_symbol_1(
-    uint32_t f_int_injected_field_1,
-    uint32_t Flags,
-    uint16_t N,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1,
-    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1)
+    uint32_t f_int_injected_field_1_,
+    uint32_t Flags_,
+    uint16_t N_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_S_int_injected_struct_1 *S_int_injected_struct_1_,
+    const Hostile_int_injected_provider_1_T_int_injected_tid_1_One_int_injected_struct1_1 *One_int_injected_struct1_1_)
 {
     if (PALEV_TP_OR_USDT(lttng_ust_tracepoint_Hostile_int_injected_provider_1___E_int_injected_symbol_1.state, Hostile_int_injected_provider_1_E_int_injected_symbol_1_semaphore))
-        palev_emit_Hostile_int_injected_provider_1_E_int_injected_symbol_1(f_int_injected_field_1, Flags, N, S_int_injected_struct_1, One_int_injected_struct1_1);
+        palev_emit_Hostile_int_injected_provider_1_E_int_injected_symbol_1(f_int_injected_field_1_, Flags_, N_, S_int_injected_struct_1_, One_int_injected_struct1_1_);
 }
 
 #define FireEventE_int_injected_symbol_1(...) \

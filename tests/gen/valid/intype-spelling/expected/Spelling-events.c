@@ -12,32 +12,32 @@
 static void palev_prepare_T(
     struct palev_args_Spelling_T *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Count,
-    const char16_t *Name,
-    int32_t Flag,
-    uint64_t Size,
-    int32_t Code)
+    uint32_t Count_,
+    const char16_t *Name_,
+    int32_t Flag_,
+    uint64_t Size_,
+    int32_t Code_)
 {
-    palev_a->f_Count = Count;
-    palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
-    palev_a->f_Flag = Flag != 0;
-    palev_a->f_Size = Size;
-    palev_a->f_Code = Code;
+    palev_a->f_Count = Count_;
+    palev_a->f_Name = palev_scratch_utf16(palev_sc, Name_, PALEV_NUL_TERMINATED);
+    palev_a->f_Flag = Flag_ != 0;
+    palev_a->f_Size = Size_;
+    palev_a->f_Code = Code_;
 }
 
 void palev_emit_Spelling_Spelled(
-    uint32_t Count,
-    const char16_t *Name,
-    int32_t Flag,
-    uint64_t Size,
-    int32_t Code)
+    uint32_t Count_,
+    const char16_t *Name_,
+    int32_t Flag_,
+    uint64_t Size_,
+    int32_t Code_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Spelling_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T(&palev_a, &palev_sc, Count, Name, Flag, Size, Code);
+    palev_prepare_T(&palev_a, &palev_sc, Count_, Name_, Flag_, Size_, Code_);
     lttng_ust_do_tracepoint(Spelling, Spelled, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Spelling, 0);

@@ -27,17 +27,20 @@ static inline int ProviderEnabledSpelling(uint8_t level, uint64_t keywords)
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Spelled: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Spelling___Spelled
     __attribute__((visibility("hidden")));
 void palev_emit_Spelling_Spelled(
-    uint32_t Count,
-    const char16_t *Name,
-    int32_t Flag,
-    uint64_t Size,
-    int32_t Code)
+    uint32_t Count_,
+    const char16_t *Name_,
+    int32_t Flag_,
+    uint64_t Size_,
+    int32_t Code_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledSpelled(void)
@@ -46,14 +49,14 @@ static inline int EventEnabledSpelled(void)
 }
 
 static inline void FireEventSpelled(
-    uint32_t Count,
-    const char16_t *Name,
-    int32_t Flag,
-    uint64_t Size,
-    int32_t Code)
+    uint32_t Count_,
+    const char16_t *Name_,
+    int32_t Flag_,
+    uint64_t Size_,
+    int32_t Code_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Spelling___Spelled.state))
-        palev_emit_Spelling_Spelled(Count, Name, Flag, Size, Code);
+        palev_emit_Spelling_Spelled(Count_, Name_, Flag_, Size_, Code_);
 }
 
 #define FireEventSpelled(...) \

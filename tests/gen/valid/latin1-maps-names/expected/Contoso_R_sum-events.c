@@ -15,16 +15,16 @@ static uint64_t palev_zeros[38];
 static void palev_prepare_Result(
     struct palev_args_Contoso_R_sum_Result *palev_a,
     palev_scratch *palev_sc,
-    int32_t Status,
-    uint8_t Small,
-    uint32_t Large,
-    int16_t Narrow)
+    int32_t Status_,
+    uint8_t Small_,
+    uint32_t Large_,
+    int16_t Narrow_)
 {
     (void)palev_sc;
-    palev_a->f_Status = Status;
-    palev_a->f_Small = Small;
-    palev_a->f_Large = Large;
-    palev_a->f_Narrow = Narrow;
+    palev_a->f_Status = Status_;
+    palev_a->f_Small = Small_;
+    palev_a->f_Large = Large_;
+    palev_a->f_Narrow = Narrow_;
 }
 
 static void palev_prepare_Macros(
@@ -36,8 +36,8 @@ static void palev_prepare_Macros(
     double NAN_,
     uint16_t BYTE_ORDER_,
     uint32_t O_RDONLY_,
-    const uint16_t *Items,
-    const uint8_t *Fixed)
+    const uint16_t *Items_,
+    const uint8_t *Fixed_)
 {
     const size_t palev_n0 = SIZE_MAX_ > 0 ? (size_t)SIZE_MAX_ : 0;
 
@@ -48,32 +48,36 @@ static void palev_prepare_Macros(
     palev_a->f_NAN_ = NAN_;
     palev_a->f_BYTE_ORDER_ = BYTE_ORDER_;
     palev_a->f_O_RDONLY_ = O_RDONLY_;
-    palev_a->f_Items = Items;
+    palev_a->f_Items = Items_;
     palev_a->n_Items = palev_a->f_Items ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Fixed = Fixed ? Fixed : (const uint8_t *)palev_zeros;
+    palev_a->f_Fixed = Fixed_ ? Fixed_ : (const uint8_t *)palev_zeros;
 }
 
 static void palev_prepare_Blob(
     struct palev_args_Contoso_R_sum_Blob *palev_a,
     palev_scratch *palev_sc,
-    const void *Data,
-    const Contoso_R_sum_Blob_Origin *Origin)
+    const void *Data_,
+    const Contoso_R_sum_Blob_Origin *Origin_)
 {
-    static Contoso_R_sum_Blob_Origin palev_zero_Origin; /* zeros, never written */
+    static Contoso_R_sum_Blob_Origin palev_zero_Origin_; /* zeros, never written */
 
-    if (!Origin)
-        Origin = &palev_zero_Origin;
+    if (!Origin_)
+        Origin_ = &palev_zero_Origin_;
     (void)palev_sc;
-    palev_a->f_Data = Data ? (const uint8_t *)Data : (const uint8_t *)palev_zeros;
-    palev_a->f_Origin_X = Origin->X;
-    palev_a->f_Origin_Y = Origin->Y;
+    palev_a->f_Data = Data_ ? (const uint8_t *)Data_ : (const uint8_t *)palev_zeros;
+    palev_a->f_Origin_X = Origin_->X;
+    palev_a->f_Origin_Y = Origin_->Y;
 }
 
-void palev_emit_Contoso_R_sum_Result(int32_t Status, uint8_t Small, uint32_t Large, int16_t Narrow)
+void palev_emit_Contoso_R_sum_Result(
+    int32_t Status_,
+    uint8_t Small_,
+    uint32_t Large_,
+    int16_t Narrow_)
 {
     struct palev_args_Contoso_R_sum_Result palev_a;
 
-    palev_prepare_Result(&palev_a, NULL, Status, Small, Large, Narrow);
+    palev_prepare_Result(&palev_a, NULL, Status_, Small_, Large_, Narrow_);
     lttng_ust_do_tracepoint(Contoso_R_sum, Result, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 0);
 }
@@ -85,21 +89,21 @@ void palev_emit_Contoso_R_sum_Macros(
     double NAN_,
     uint16_t BYTE_ORDER_,
     uint32_t O_RDONLY_,
-    const uint16_t *Items,
-    const uint8_t *Fixed)
+    const uint16_t *Items_,
+    const uint8_t *Fixed_)
 {
     struct palev_args_Contoso_R_sum_Macros palev_a;
 
-    palev_prepare_Macros(&palev_a, NULL, SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items, Fixed);
+    palev_prepare_Macros(&palev_a, NULL, SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items_, Fixed_);
     lttng_ust_do_tracepoint(Contoso_R_sum, Macros, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 1);
 }
 
-void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
+void palev_emit_Contoso_R_sum_Event12(const void *Data_, const Contoso_R_sum_Blob_Origin *Origin_)
 {
     struct palev_args_Contoso_R_sum_Blob palev_a;
 
-    palev_prepare_Blob(&palev_a, NULL, Data, Origin);
+    palev_prepare_Blob(&palev_a, NULL, Data_, Origin_);
     lttng_ust_do_tracepoint(Contoso_R_sum, Event12, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_R_sum, 2);
 }

@@ -33,12 +33,19 @@ typedef struct Contoso_R_sum_Blob_Origin {
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Result: id 10, version 1, level 16 (Trace), keywords 0x10, task Copy, template Result */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_R_sum___Result
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_R_sum_Result(int32_t Status, uint8_t Small, uint32_t Large, int16_t Narrow)
+void palev_emit_Contoso_R_sum_Result(
+    int32_t Status_,
+    uint8_t Small_,
+    uint32_t Large_,
+    int16_t Narrow_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledResult(void)
@@ -46,10 +53,14 @@ static inline int EventEnabledResult(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Result.state) != 0;
 }
 
-static inline void FireEventResult(int32_t Status, uint8_t Small, uint32_t Large, int16_t Narrow)
+static inline void FireEventResult(
+    int32_t Status_,
+    uint8_t Small_,
+    uint32_t Large_,
+    int16_t Narrow_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Result.state))
-        palev_emit_Contoso_R_sum_Result(Status, Small, Large, Narrow);
+        palev_emit_Contoso_R_sum_Result(Status_, Small_, Large_, Narrow_);
 }
 
 #define FireEventResult(...) \
@@ -73,8 +84,8 @@ void palev_emit_Contoso_R_sum_Macros(
     double NAN_,
     uint16_t BYTE_ORDER_,
     uint32_t O_RDONLY_,
-    const uint16_t *Items,
-    const uint8_t *Fixed)
+    const uint16_t *Items_,
+    const uint8_t *Fixed_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMacros(void)
@@ -89,11 +100,11 @@ static inline void FireEventMacros(
     double NAN_,
     uint16_t BYTE_ORDER_,
     uint32_t O_RDONLY_,
-    const uint16_t *Items,
-    const uint8_t *Fixed)
+    const uint16_t *Items_,
+    const uint8_t *Fixed_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Macros.state))
-        palev_emit_Contoso_R_sum_Macros(SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items, Fixed);
+        palev_emit_Contoso_R_sum_Macros(SIZE_MAX_, EINVAL_, SIGSEGV_, NAN_, BYTE_ORDER_, O_RDONLY_, Items_, Fixed_);
 }
 
 #define FireEventMacros(...) \
@@ -110,7 +121,7 @@ static inline palev_event_descriptor EventDescriptorMacros(void)
 /* Event12: id 12, version 0, level 5 (Verbose), keywords 0x0, template Blob */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_R_sum___Event12
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_R_sum_Event12(const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
+void palev_emit_Contoso_R_sum_Event12(const void *Data_, const Contoso_R_sum_Blob_Origin *Origin_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledEvent12(void)
@@ -118,10 +129,10 @@ static inline int EventEnabledEvent12(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Event12.state) != 0;
 }
 
-static inline void FireEventEvent12(const void *Data, const Contoso_R_sum_Blob_Origin *Origin)
+static inline void FireEventEvent12(const void *Data_, const Contoso_R_sum_Blob_Origin *Origin_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_R_sum___Event12.state))
-        palev_emit_Contoso_R_sum_Event12(Data, Origin);
+        palev_emit_Contoso_R_sum_Event12(Data_, Origin_);
 }
 
 #define FireEventEvent12(...) \

@@ -12,43 +12,43 @@
 static void palev_prepare_T(
     struct palev_args_Nest_T *palev_a,
     palev_scratch *palev_sc,
-    const Nest_T_Outer *Outer)
+    const Nest_T_Outer *Outer_)
 {
-    static Nest_T_Outer palev_zero_Outer; /* zeros, never written */
+    static Nest_T_Outer palev_zero_Outer_; /* zeros, never written */
 
-    if (!Outer)
-        Outer = &palev_zero_Outer;
-    const size_t palev_n0 = Outer->N > 0 ? (size_t)Outer->N : 0;
-    const size_t palev_n1 = Outer->L > 0 ? (size_t)Outer->L : 0;
+    if (!Outer_)
+        Outer_ = &palev_zero_Outer_;
+    const size_t palev_n0 = Outer_->N > 0 ? (size_t)Outer_->N : 0;
+    const size_t palev_n1 = Outer_->L > 0 ? (size_t)Outer_->L : 0;
 
-    palev_a->f_Outer_A = Outer->A;
-    palev_a->f_Outer_Inner_B = palev_scratch_utf16(palev_sc, Outer->Inner.B, PALEV_NUL_TERMINATED);
-    palev_a->f_Outer_Inner_G = palev_scratch_guid(palev_sc, &Outer->Inner.G);
-    palev_a->f_Outer_N = Outer->N;
-    palev_a->f_Outer_Arr_X = (const uint32_t *)palev_scratch_gather(palev_sc, Outer->Arr, palev_n0, sizeof(Nest_T_Outer_Arr),
+    palev_a->f_Outer_A = Outer_->A;
+    palev_a->f_Outer_Inner_B = palev_scratch_utf16(palev_sc, Outer_->Inner.B, PALEV_NUL_TERMINATED);
+    palev_a->f_Outer_Inner_G = palev_scratch_guid(palev_sc, &Outer_->Inner.G);
+    palev_a->f_Outer_N = Outer_->N;
+    palev_a->f_Outer_Arr_X = (const uint32_t *)palev_scratch_gather(palev_sc, Outer_->Arr, palev_n0, sizeof(Nest_T_Outer_Arr),
         offsetof(Nest_T_Outer_Arr, X), sizeof(uint32_t));
     palev_a->n_Outer_Arr_X = palev_a->f_Outer_Arr_X ? (uint32_t)palev_n0 : 0;
     {
         /* kind, len_size, stride, offset, len_offset, len_const */
         palev_array_desc palev_d = { PALEV_ELEM_ANSI, 0, sizeof(Nest_T_Outer_Arr), offsetof(Nest_T_Outer_Arr, S), 0, PALEV_NUL_TERMINATED };
 
-        palev_a->f_Outer_Arr_S = palev_scratch_json_array(palev_sc, &palev_d, Outer->Arr, palev_n0);
+        palev_a->f_Outer_Arr_S = palev_scratch_json_array(palev_sc, &palev_d, Outer_->Arr, palev_n0);
     }
-    palev_a->f_Outer_L = Outer->L;
-    palev_a->f_Outer_Bytes = (const uint8_t *)Outer->Bytes;
+    palev_a->f_Outer_L = Outer_->L;
+    palev_a->f_Outer_Bytes = (const uint8_t *)Outer_->Bytes;
     palev_a->n_Outer_Bytes = palev_a->f_Outer_Bytes ? (uint32_t)palev_n1 : 0;
-    palev_a->f_Outer_Ints = Outer->Ints;
+    palev_a->f_Outer_Ints = Outer_->Ints;
     palev_a->n_Outer_Ints = palev_a->f_Outer_Ints ? (uint32_t)palev_n0 : 0;
 }
 
-void palev_emit_Nest_E(const Nest_T_Outer *Outer)
+void palev_emit_Nest_E(const Nest_T_Outer *Outer_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Nest_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T(&palev_a, &palev_sc, Outer);
+    palev_prepare_T(&palev_a, &palev_sc, Outer_);
     lttng_ust_do_tracepoint(Nest, E, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Nest, 0);

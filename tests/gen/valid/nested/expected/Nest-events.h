@@ -50,12 +50,15 @@ typedef struct Nest_T_Outer {
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* E: id 1, version 0, level 0 (LogAlways), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Nest___E
     __attribute__((visibility("hidden")));
-void palev_emit_Nest_E(const Nest_T_Outer *Outer)
+void palev_emit_Nest_E(const Nest_T_Outer *Outer_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledE(void)
@@ -63,10 +66,10 @@ static inline int EventEnabledE(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Nest___E.state) != 0;
 }
 
-static inline void FireEventE(const Nest_T_Outer *Outer)
+static inline void FireEventE(const Nest_T_Outer *Outer_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Nest___E.state))
-        palev_emit_Nest_E(Outer);
+        palev_emit_Nest_E(Outer_);
 }
 
 #define FireEventE(...) \

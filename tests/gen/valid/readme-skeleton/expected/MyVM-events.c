@@ -12,23 +12,23 @@
 static void palev_prepare_GCStartArgs(
     struct palev_args_MyVM_GCStartArgs *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Count,
-    uint32_t Reason,
-    const char16_t *Heap)
+    uint32_t Count_,
+    uint32_t Reason_,
+    const char16_t *Heap_)
 {
-    palev_a->f_Count = Count;
-    palev_a->f_Reason = Reason;
-    palev_a->f_Heap = palev_scratch_utf16(palev_sc, Heap, PALEV_NUL_TERMINATED);
+    palev_a->f_Count = Count_;
+    palev_a->f_Reason = Reason_;
+    palev_a->f_Heap = palev_scratch_utf16(palev_sc, Heap_, PALEV_NUL_TERMINATED);
 }
 
-void palev_emit_MyVM_GCStart(uint32_t Count, uint32_t Reason, const char16_t *Heap)
+void palev_emit_MyVM_GCStart(uint32_t Count_, uint32_t Reason_, const char16_t *Heap_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_MyVM_GCStartArgs palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_GCStartArgs(&palev_a, &palev_sc, Count, Reason, Heap);
+    palev_prepare_GCStartArgs(&palev_a, &palev_sc, Count_, Reason_, Heap_);
     lttng_ust_do_tracepoint(MyVM, GCStart, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_MyVM, 0);

@@ -27,12 +27,15 @@ static inline int ProviderEnabledMyVM(uint8_t level, uint64_t keywords)
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* GCStart: id 1, version 0, level 4 (Informational), keywords 0x1, task GC, opcode Start, template GCStartArgs */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_MyVM___GCStart
     __attribute__((visibility("hidden")));
-void palev_emit_MyVM_GCStart(uint32_t Count, uint32_t Reason, const char16_t *Heap)
+void palev_emit_MyVM_GCStart(uint32_t Count_, uint32_t Reason_, const char16_t *Heap_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledGCStart(void)
@@ -40,10 +43,10 @@ static inline int EventEnabledGCStart(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_MyVM___GCStart.state) != 0;
 }
 
-static inline void FireEventGCStart(uint32_t Count, uint32_t Reason, const char16_t *Heap)
+static inline void FireEventGCStart(uint32_t Count_, uint32_t Reason_, const char16_t *Heap_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_MyVM___GCStart.state))
-        palev_emit_MyVM_GCStart(Count, Reason, Heap);
+        palev_emit_MyVM_GCStart(Count_, Reason_, Heap_);
 }
 
 #define FireEventGCStart(...) \

@@ -12,17 +12,17 @@
 static void palev_prepare_T(
     struct palev_args_Gadgets_T *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Id)
+    uint32_t Id_)
 {
     (void)palev_sc;
-    palev_a->f_Id = Id;
+    palev_a->f_Id = Id_;
 }
 
-void palev_emit_Gadgets_WidgetMade(uint32_t Id)
+void palev_emit_Gadgets_WidgetMade(uint32_t Id_)
 {
     struct palev_args_Gadgets_T palev_a;
 
-    palev_prepare_T(&palev_a, NULL, Id);
+    palev_prepare_T(&palev_a, NULL, Id_);
     lttng_ust_do_tracepoint(Gadgets, WidgetMade, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Gadgets, 0);
 }

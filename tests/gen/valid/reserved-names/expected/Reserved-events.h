@@ -27,7 +27,10 @@ static inline int ProviderEnabledReserved(uint8_t level, uint64_t keywords)
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Odd: id 1, version 0, level 4 (Informational), keywords 0x1, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Reserved___Odd

@@ -15,73 +15,73 @@ static uint64_t palev_zeros[2];
 static void palev_prepare_Counted(
     struct palev_args_Palev_FixedInStructs_Counted *palev_a,
     palev_scratch *palev_sc,
-    uint16_t Count,
-    const Palev_FixedInStructs_Counted_Entries *Entries,
-    uint32_t After)
+    uint16_t Count_,
+    const Palev_FixedInStructs_Counted_Entries *Entries_,
+    uint32_t After_)
 {
-    const size_t palev_n0 = Count > 0 ? (size_t)Count : 0;
+    const size_t palev_n0 = Count_ > 0 ? (size_t)Count_ : 0;
 
-    palev_a->f_Count = Count;
-    palev_a->f_Entries_Id = (const uint32_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Count = Count_;
+    palev_a->f_Entries_Id = (const uint32_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Id), sizeof(uint32_t));
     palev_a->n_Entries_Id = palev_a->f_Entries_Id ? (uint32_t)palev_n0 : 0;
-    palev_a->f_Entries_Reserved = (const uint32_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Entries_Reserved = (const uint32_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Reserved), sizeof(((const Palev_FixedInStructs_Counted_Entries *)0)->Reserved));
     palev_a->n_Entries_Reserved = palev_a->f_Entries_Reserved ? (uint32_t)(palev_n0 * 7U) : 0;
-    palev_a->f_Entries_Flags = (const int32_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Entries_Flags = (const int32_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Flags), sizeof(((const Palev_FixedInStructs_Counted_Entries *)0)->Flags));
     palev_a->n_Entries_Flags = palev_a->f_Entries_Flags ? (uint32_t)(palev_n0 * 2U) : 0;
-    palev_a->f_Entries_Small = (const int8_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Entries_Small = (const int8_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Small), sizeof(((const Palev_FixedInStructs_Counted_Entries *)0)->Small));
     palev_a->n_Entries_Small = palev_a->f_Entries_Small ? (uint32_t)(palev_n0 * 3U) : 0;
-    palev_a->f_Entries_Addr = (const uintptr_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Entries_Addr = (const uintptr_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Addr), sizeof(((const Palev_FixedInStructs_Counted_Entries *)0)->Addr));
     palev_a->n_Entries_Addr = palev_a->f_Entries_Addr ? (uint32_t)(palev_n0 * 2U) : 0;
-    palev_a->f_Entries_Weights = (const int64_t *)palev_scratch_gather(palev_sc, Entries, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
+    palev_a->f_Entries_Weights = (const int64_t *)palev_scratch_gather(palev_sc, Entries_, palev_n0, sizeof(Palev_FixedInStructs_Counted_Entries),
         offsetof(Palev_FixedInStructs_Counted_Entries, Weights), sizeof(((const Palev_FixedInStructs_Counted_Entries *)0)->Weights));
     palev_a->n_Entries_Weights = palev_a->f_Entries_Weights ? (uint32_t)palev_n0 : 0;
-    palev_a->f_After = After;
+    palev_a->f_After = After_;
 }
 
 static void palev_prepare_Constant(
     struct palev_args_Palev_FixedInStructs_Constant *palev_a,
     palev_scratch *palev_sc,
-    const Palev_FixedInStructs_Constant_Pair *Pair)
+    const Palev_FixedInStructs_Constant_Pair *Pair_)
 {
-    palev_a->f_Pair_Lo = (const uint16_t *)palev_scratch_gather(palev_sc, Pair, 2, sizeof(Palev_FixedInStructs_Constant_Pair),
+    palev_a->f_Pair_Lo = (const uint16_t *)palev_scratch_gather(palev_sc, Pair_, 2, sizeof(Palev_FixedInStructs_Constant_Pair),
         offsetof(Palev_FixedInStructs_Constant_Pair, Lo), sizeof(((const Palev_FixedInStructs_Constant_Pair *)0)->Lo));
     if (!palev_a->f_Pair_Lo)
         palev_a->f_Pair_Lo = (const uint16_t *)palev_zeros;
-    palev_a->f_Pair_Tag = (const uint8_t *)palev_scratch_gather(palev_sc, Pair, 2, sizeof(Palev_FixedInStructs_Constant_Pair),
+    palev_a->f_Pair_Tag = (const uint8_t *)palev_scratch_gather(palev_sc, Pair_, 2, sizeof(Palev_FixedInStructs_Constant_Pair),
         offsetof(Palev_FixedInStructs_Constant_Pair, Tag), sizeof(uint8_t));
     if (!palev_a->f_Pair_Tag)
         palev_a->f_Pair_Tag = (const uint8_t *)palev_zeros;
 }
 
 void palev_emit_Palev_FixedInStructs_CountedEntries(
-    uint16_t Count,
-    const Palev_FixedInStructs_Counted_Entries *Entries,
-    uint32_t After)
+    uint16_t Count_,
+    const Palev_FixedInStructs_Counted_Entries *Entries_,
+    uint32_t After_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_FixedInStructs_Counted palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Counted(&palev_a, &palev_sc, Count, Entries, After);
+    palev_prepare_Counted(&palev_a, &palev_sc, Count_, Entries_, After_);
     lttng_ust_do_tracepoint(Palev_FixedInStructs, CountedEntries, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_FixedInStructs, 0);
 }
 
-void palev_emit_Palev_FixedInStructs_ConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair)
+void palev_emit_Palev_FixedInStructs_ConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Palev_FixedInStructs_Constant palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Constant(&palev_a, &palev_sc, Pair);
+    palev_prepare_Constant(&palev_a, &palev_sc, Pair_);
     lttng_ust_do_tracepoint(Palev_FixedInStructs, ConstantPairs, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Palev_FixedInStructs, 1);

@@ -43,15 +43,18 @@ typedef struct Palev_FixedInStructs_Constant_Pair {
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* CountedEntries: id 1, version 0, level 0 (LogAlways), keywords 0x0, template Counted */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_FixedInStructs___CountedEntries
     __attribute__((visibility("hidden")));
 void palev_emit_Palev_FixedInStructs_CountedEntries(
-    uint16_t Count,
-    const Palev_FixedInStructs_Counted_Entries *Entries,
-    uint32_t After)
+    uint16_t Count_,
+    const Palev_FixedInStructs_Counted_Entries *Entries_,
+    uint32_t After_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledCountedEntries(void)
@@ -60,12 +63,12 @@ static inline int EventEnabledCountedEntries(void)
 }
 
 static inline void FireEventCountedEntries(
-    uint16_t Count,
-    const Palev_FixedInStructs_Counted_Entries *Entries,
-    uint32_t After)
+    uint16_t Count_,
+    const Palev_FixedInStructs_Counted_Entries *Entries_,
+    uint32_t After_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_FixedInStructs___CountedEntries.state))
-        palev_emit_Palev_FixedInStructs_CountedEntries(Count, Entries, After);
+        palev_emit_Palev_FixedInStructs_CountedEntries(Count_, Entries_, After_);
 }
 
 #define FireEventCountedEntries(...) \
@@ -82,7 +85,7 @@ static inline palev_event_descriptor EventDescriptorCountedEntries(void)
 /* ConstantPairs: id 2, version 0, level 0 (LogAlways), keywords 0x0, template Constant */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Palev_FixedInStructs___ConstantPairs
     __attribute__((visibility("hidden")));
-void palev_emit_Palev_FixedInStructs_ConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair)
+void palev_emit_Palev_FixedInStructs_ConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledConstantPairs(void)
@@ -90,10 +93,10 @@ static inline int EventEnabledConstantPairs(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_FixedInStructs___ConstantPairs.state) != 0;
 }
 
-static inline void FireEventConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair)
+static inline void FireEventConstantPairs(const Palev_FixedInStructs_Constant_Pair *Pair_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_FixedInStructs___ConstantPairs.state))
-        palev_emit_Palev_FixedInStructs_ConstantPairs(Pair);
+        palev_emit_Palev_FixedInStructs_ConstantPairs(Pair_);
 }
 
 #define FireEventConstantPairs(...) \

@@ -12,21 +12,21 @@
 static void palev_prepare_T(
     struct palev_args_Second_Runtime_T *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Count,
-    const char16_t *Reason)
+    uint32_t Count_,
+    const char16_t *Reason_)
 {
-    palev_a->f_Count = Count;
-    palev_a->f_Reason = palev_scratch_utf16(palev_sc, Reason, PALEV_NUL_TERMINATED);
+    palev_a->f_Count = Count_;
+    palev_a->f_Reason = palev_scratch_utf16(palev_sc, Reason_, PALEV_NUL_TERMINATED);
 }
 
-void palev_emit_Second_Runtime_GCStart(uint32_t Count, const char16_t *Reason)
+void palev_emit_Second_Runtime_GCStart(uint32_t Count_, const char16_t *Reason_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Second_Runtime_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T(&palev_a, &palev_sc, Count, Reason);
+    palev_prepare_T(&palev_a, &palev_sc, Count_, Reason_);
     lttng_ust_do_tracepoint(Second_Runtime, GCStart, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Second_Runtime, 0);

@@ -23,17 +23,17 @@ __extension__ unsigned short Palev_Second_Event2_semaphore
 static void palev_prepare_T_Common(
     struct palev_args_Palev_Second_T_Common *palev_a,
     palev_scratch *palev_sc,
-    const char *Other)
+    const char *Other_)
 {
     (void)palev_sc;
-    palev_a->f_Other = Other ? Other : "";
+    palev_a->f_Other = Other_ ? Other_ : "";
 }
 
-void palev_emit_Palev_Second_SecondCommon(const char *Other)
+void palev_emit_Palev_Second_SecondCommon(const char *Other_)
 {
     struct palev_args_Palev_Second_T_Common palev_a;
 
-    palev_prepare_T_Common(&palev_a, NULL, Other);
+    palev_prepare_T_Common(&palev_a, NULL, Other_);
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Palev_Second___SecondCommon.state))
         lttng_ust_do_tracepoint(Palev_Second, SecondCommon, &palev_a);
     if (PALEV_USDT_ACTIVE(Palev_Second_SecondCommon_semaphore))

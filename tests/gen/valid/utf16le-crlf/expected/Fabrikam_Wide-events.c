@@ -12,21 +12,21 @@
 static void palev_prepare_T(
     struct palev_args_Fabrikam_Wide_T *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Gr_e,
-    const char16_t *Name)
+    uint32_t Gr_e_,
+    const char16_t *Name_)
 {
-    palev_a->f_Gr_e = Gr_e;
-    palev_a->f_Name = palev_scratch_utf16(palev_sc, Name, PALEV_NUL_TERMINATED);
+    palev_a->f_Gr_e = Gr_e_;
+    palev_a->f_Name = palev_scratch_utf16(palev_sc, Name_, PALEV_NUL_TERMINATED);
 }
 
-void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
+void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e_, const char16_t *Name_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Fabrikam_Wide_T palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_T(&palev_a, &palev_sc, Gr_e, Name);
+    palev_prepare_T(&palev_a, &palev_sc, Gr_e_, Name_);
     lttng_ust_do_tracepoint(Fabrikam_Wide, Measured, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Fabrikam_Wide, 0);

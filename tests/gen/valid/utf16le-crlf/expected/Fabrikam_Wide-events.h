@@ -27,12 +27,15 @@ static inline int ProviderEnabledFabrikam_Wide(uint8_t level, uint64_t keywords)
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Measured: id 1, version 0, level 4 (Informational), keywords 0x0, template T */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Fabrikam_Wide___Measured
     __attribute__((visibility("hidden")));
-void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e, const char16_t *Name)
+void palev_emit_Fabrikam_Wide_Measured(uint32_t Gr_e_, const char16_t *Name_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledMeasured(void)
@@ -40,10 +43,10 @@ static inline int EventEnabledMeasured(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Fabrikam_Wide___Measured.state) != 0;
 }
 
-static inline void FireEventMeasured(uint32_t Gr_e, const char16_t *Name)
+static inline void FireEventMeasured(uint32_t Gr_e_, const char16_t *Name_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Fabrikam_Wide___Measured.state))
-        palev_emit_Fabrikam_Wide_Measured(Gr_e, Name);
+        palev_emit_Fabrikam_Wide_Measured(Gr_e_, Name_);
 }
 
 #define FireEventMeasured(...) \

@@ -12,17 +12,17 @@
 static void palev_prepare_Shared(
     struct palev_args_Contoso_Second_Shared *palev_a,
     palev_scratch *palev_sc,
-    uint16_t Only_One)
+    uint16_t Only_One_)
 {
     (void)palev_sc;
-    palev_a->f_Only_One = Only_One;
+    palev_a->f_Only_One = Only_One_;
 }
 
-void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One)
+void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One_)
 {
     struct palev_args_Contoso_Second_Shared palev_a;
 
-    palev_prepare_Shared(&palev_a, NULL, Only_One);
+    palev_prepare_Shared(&palev_a, NULL, Only_One_);
     lttng_ust_do_tracepoint(Contoso_Second, Event103_V0, &palev_a);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Second, 0);
 }

@@ -27,12 +27,15 @@ static inline int ProviderEnabledContoso_Second(uint8_t level, uint64_t keywords
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* Event103_V0: id 103, version 0, level 2 (Error), keywords 0x0, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Second___Event103_V0
     __attribute__((visibility("hidden")));
-void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One)
+void palev_emit_Contoso_Second_Event103_V0(uint16_t Only_One_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledEvent103_V0(void)
@@ -40,10 +43,10 @@ static inline int EventEnabledEvent103_V0(void)
     return PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103_V0.state) != 0;
 }
 
-static inline void FireEventEvent103_V0(uint16_t Only_One)
+static inline void FireEventEvent103_V0(uint16_t Only_One_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Second___Event103_V0.state))
-        palev_emit_Contoso_Second_Event103_V0(Only_One);
+        palev_emit_Contoso_Second_Event103_V0(Only_One_);
 }
 
 #define FireEventEvent103_V0(...) \

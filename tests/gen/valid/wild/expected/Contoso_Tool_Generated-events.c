@@ -12,74 +12,74 @@
 static void palev_prepare_Shared(
     struct palev_args_Contoso_Tool_Generated_Shared *palev_a,
     palev_scratch *palev_sc,
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
-    palev_a->f_Elapsed_ms = Elapsed_ms;
-    palev_a->f_Status_Code = Status_Code;
-    palev_a->f_Path = palev_scratch_utf16(palev_sc, Path, PALEV_NUL_TERMINATED);
+    palev_a->f_Elapsed_ms = Elapsed_ms_;
+    palev_a->f_Status_Code = Status_Code_;
+    palev_a->f_Path = palev_scratch_utf16(palev_sc, Path_, PALEV_NUL_TERMINATED);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestBegin(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
+    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms_, Status_Code_, Path_);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestBegin, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 0);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
+    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms_, Status_Code_, Path_);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 1);
 }
 
 void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
+    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms_, Status_Code_, Path_);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, RequestEnd_V2, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 2);
 }
 
 void palev_emit_Contoso_Tool_Generated_Event102(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     char palev_stack[PALEV_SCRATCH_STACK_SIZE];
     palev_scratch palev_sc;
     struct palev_args_Contoso_Tool_Generated_Shared palev_a;
 
     palev_scratch_init(&palev_sc, palev_stack, sizeof(palev_stack));
-    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms, Status_Code, Path);
+    palev_prepare_Shared(&palev_a, &palev_sc, Elapsed_ms_, Status_Code_, Path_);
     lttng_ust_do_tracepoint(Contoso_Tool_Generated, Event102, &palev_a);
     palev_scratch_fini(&palev_sc);
     PALEV_STACK_AFTER_EVENT(&palev_provider_Contoso_Tool_Generated, 3);

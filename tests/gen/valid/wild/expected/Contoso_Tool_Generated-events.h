@@ -27,15 +27,18 @@ static inline int ProviderEnabledContoso_Tool_Generated(uint8_t level, uint64_t 
  * state before any argument is evaluated (a function's arguments are computed first, loads
  * included), and (FireEvent<Event>)(...) calls the function, whose address can be taken. Both
  * call palev_emit_<provider>_<Event>() in <provider>-events.c, which prepares the values and
- * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. */
+ * fires the tracepoint. EventDescriptor<Event>() is the event's ETW identity. A parameter is
+ * its field's name with '_' after (<Field>_, and <Field>_Length_ for a counted type's length),
+ * which the host's macros and typedefs, named like the fields, do not meet; struct members
+ * keep the fields' names. */
 
 /* RequestBegin: id 100, version 0, level 4 (Informational), keywords 0x0, task Request, opcode Begin, template Shared */
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin
     __attribute__((visibility("hidden")));
 void palev_emit_Contoso_Tool_Generated_RequestBegin(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestBegin(void)
@@ -44,12 +47,12 @@ static inline int EventEnabledRequestBegin(void)
 }
 
 static inline void FireEventRequestBegin(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestBegin.state))
-        palev_emit_Contoso_Tool_Generated_RequestBegin(Elapsed_ms, Status_Code, Path);
+        palev_emit_Contoso_Tool_Generated_RequestBegin(Elapsed_ms_, Status_Code_, Path_);
 }
 
 #define FireEventRequestBegin(...) \
@@ -67,9 +70,9 @@ static inline palev_event_descriptor EventDescriptorRequestBegin(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd
     __attribute__((visibility("hidden")));
 void palev_emit_Contoso_Tool_Generated_RequestEnd(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestEnd(void)
@@ -78,12 +81,12 @@ static inline int EventEnabledRequestEnd(void)
 }
 
 static inline void FireEventRequestEnd(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd.state))
-        palev_emit_Contoso_Tool_Generated_RequestEnd(Elapsed_ms, Status_Code, Path);
+        palev_emit_Contoso_Tool_Generated_RequestEnd(Elapsed_ms_, Status_Code_, Path_);
 }
 
 #define FireEventRequestEnd(...) \
@@ -101,9 +104,9 @@ static inline palev_event_descriptor EventDescriptorRequestEnd(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2
     __attribute__((visibility("hidden")));
 void palev_emit_Contoso_Tool_Generated_RequestEnd_V2(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledRequestEnd_V2(void)
@@ -112,12 +115,12 @@ static inline int EventEnabledRequestEnd_V2(void)
 }
 
 static inline void FireEventRequestEnd_V2(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___RequestEnd_V2.state))
-        palev_emit_Contoso_Tool_Generated_RequestEnd_V2(Elapsed_ms, Status_Code, Path);
+        palev_emit_Contoso_Tool_Generated_RequestEnd_V2(Elapsed_ms_, Status_Code_, Path_);
 }
 
 #define FireEventRequestEnd_V2(...) \
@@ -135,9 +138,9 @@ static inline palev_event_descriptor EventDescriptorRequestEnd_V2(void)
 extern struct lttng_ust_tracepoint lttng_ust_tracepoint_Contoso_Tool_Generated___Event102
     __attribute__((visibility("hidden")));
 void palev_emit_Contoso_Tool_Generated_Event102(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
     __attribute__((cold, noinline, visibility("hidden")));
 
 static inline int EventEnabledEvent102(void)
@@ -146,12 +149,12 @@ static inline int EventEnabledEvent102(void)
 }
 
 static inline void FireEventEvent102(
-    uint32_t Elapsed_ms,
-    uint32_t Status_Code,
-    const char16_t *Path)
+    uint32_t Elapsed_ms_,
+    uint32_t Status_Code_,
+    const char16_t *Path_)
 {
     if (PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Contoso_Tool_Generated___Event102.state))
-        palev_emit_Contoso_Tool_Generated_Event102(Elapsed_ms, Status_Code, Path);
+        palev_emit_Contoso_Tool_Generated_Event102(Elapsed_ms_, Status_Code_, Path_);
 }
 
 #define FireEventEvent102(...) \
