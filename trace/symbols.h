@@ -29,4 +29,8 @@ uint64_t pt_symbols_epoch(const pt_symbols *s, uint64_t process);
  * The name lives as long as s. Each (process, address) is looked up in the binaries once. */
 const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address);
 
+/* A frame of a Paleventing:Stack event (a return address, or a walker's frame): its name, then
+ * ":line" when its `lines` entry is not 0 ("app.lua:12", docs/stacks.md). Lives as long as s. */
+const char *pt_symbols_frame_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, uint32_t line);
+
 #endif /* PALEV_TRACE_SYMBOLS_H */
