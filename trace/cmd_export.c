@@ -41,6 +41,7 @@ typedef struct pending {
 typedef struct frame {
     uint64_t parent, process, addr;
     int64_t ts;
+    uint32_t line;              /* a walker's line, or 0 */
 } frame;
 
 typedef struct export {
@@ -280,16 +281,19 @@ static void add_pending(export *x, const pt_event *ev)
     pt_map_put(&x->pend_by_thread, thread, (void *)(uintptr_t)(x->pend_base + x->npend));
 }
 
-/* The id of the stack's innermost frame in the tree, outermost frames first. */
-static uint64_t frame_id(export *x, const pt_event *ev, const uint64_t *addrs, size_t n)
+/* The id of the stack's innermost frame in the tree, outermost frames first; lines[i] for
+ * i < nl. */
+static uint64_t frame_id(export *x, const pt_event *ev, const uint64_t *addrs, size_t n,
+                         const uint64_t *lines, size_t nl)
 {
     uint64_t process = pt_process_key(ev), epoch = pt_symbols_epoch(x->syms, process), parent = 0;
     for (size_t i = n; i-- > 0;) {
-        uint64_t key[4] = { parent, process, epoch, addrs[i] };
+        uint32_t line = i < nl ? (uint32_t)lines[i] : 0;
+        uint64_t key[5] = { parent, process, epoch, addrs[i], line };
         uint64_t id = (uint64_t)(uintptr_t)pt_map_get_bytes(&x->frame_ids, key, sizeof(key));
         if (!id) {
             x->frames = pt_xgrow(x->frames, &x->cap_frames, x->nframes + 1, sizeof(*x->frames));
-            x->frames[x->nframes++] = (frame){ parent, process, addrs[i], ev->ts };
+            x->frames[x->nframes++] = (frame){ parent, process, addrs[i], ev->ts, line };
             id = x->nframes;
             pt_map_put_bytes(&x->frame_ids, key, sizeof(key), (void *)(uintptr_t)id);
         }
@@ -315,7 +319,7 @@ static void on_stack(export *x, const pt_event *ev)
 {
     const char *provider = pt_member_str(ev, "provider"), *event = pt_member_str(ev, "event");
     pending *p = provider && event ? waiting_for(x, thread_key(ev), provider, event) : NULL;
-    uint64_t addrs[PT_STACK_MAX_FRAMES];
+    uint64_t addrs[PT_STACK_MAX_FRAMES], lines[PT_STACK_MAX_FRAMES];
     if (!p) {
         x->stacks_lost++;
         return;
@@ -323,7 +327,8 @@ static void on_stack(export *x, const pt_event *ev)
     if (x->o->event && strcmp(x->o->event, p->cls->event) != 0 && strcmp(x->o->event, p->cls->name) != 0)
         return;     /* --event: another event's stack */
     size_t n = pt_member_u64_array(ev, "frames", addrs, PT_STACK_MAX_FRAMES);
-    p->sf = n ? frame_id(x, ev, addrs, n) : 0;
+    size_t nl = pt_member_u64_array(ev, "lines", lines, n);
+    p->sf = n ? frame_id(x, ev, addrs, n, lines, nl) : 0;
     p->open = 0;
 }
 
@@ -366,7 +371,7 @@ static void write_frames(export *x)
     for (size_t i = 0; i < x->nframes; i++) {
         const frame *f = &x->frames[i];
         fprintf(x->out, "%s\n\"%zu\":{\"name\":", i ? "," : "", i + 1);
-        pt_json_string(x->out, pt_symbols_name(x->syms, f->process, f->addr, f->ts, 1));
+        pt_json_string(x->out, pt_symbols_frame_name(x->syms, f->process, f->addr, f->ts, f->line));
         fputs(",\"category\":\"stack\"", x->out);
         if (f->parent)
             fprintf(x->out, ",\"parent\":\"%llu\"", (unsigned long long)f->parent);

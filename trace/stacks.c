@@ -7,8 +7,9 @@
 
 #include "stacks.h"
 
-/* A distinct stack as recorded: its key is [process, epoch, nframes, frames...] then the event's
- * name; `ts` is the first time it was seen (any time of the same epoch names it alike). */
+/* A distinct stack as recorded: its key is [process, epoch, nframes, nlines, frames..., lines...]
+ * then the event's name (nlines: the frames with a line, from the first); `ts` is the first time
+ * it was seen (any time of the same epoch names it alike). */
 typedef struct raw {
     const uint64_t *key;
     size_t len;
@@ -24,6 +25,7 @@ struct pt_stacks {
     size_t nraws, cap_raws;
     uint64_t total;
     uint64_t *frames;           /* scratch: one event's frames */
+    uint64_t *lines;            /* scratch: their lines */
     unsigned char *key;         /* scratch: one event's key */
     size_t key_cap;
     pt_map named_by_key;        /* length-prefixed names -> pt_stack */
@@ -38,6 +40,7 @@ pt_stacks *pt_stacks_new(const char *event)
     s->event = event;
     s->syms = pt_symbols_new();
     s->frames = pt_xcalloc(PT_STACK_MAX_FRAMES, sizeof(*s->frames));
+    s->lines = pt_xcalloc(PT_STACK_MAX_FRAMES, sizeof(*s->lines));
     return s;
 }
 
@@ -60,6 +63,7 @@ void pt_stacks_free(pt_stacks *s)
     free(s->raws);
     free(s->named);
     free(s->frames);
+    free(s->lines);
     free(s->key);
     free(s);
 }
@@ -85,14 +89,18 @@ static void on_stack(pt_stacks *s, const pt_event *ev)
         return;
     uint64_t process = pt_process_key(ev);
     size_t n = pt_member_u64_array(ev, "frames", s->frames, PT_STACK_MAX_FRAMES);
-    size_t lp = strlen(provider), le = strlen(event), len = (3 + n) * 8 + lp + 1 + le;
+    size_t nl = pt_member_u64_array(ev, "lines", s->lines, n);    /* none in older traces */
+    while (nl > 0 && s->lines[nl - 1] == 0)
+        nl--;
+    size_t lp = strlen(provider), le = strlen(event), at = (4 + n + nl) * 8, len = at + lp + 1 + le;
     s->key = pt_xgrow(s->key, &s->key_cap, len, 1);
-    uint64_t head[3] = { process, pt_symbols_epoch(s->syms, process), n };
+    uint64_t head[4] = { process, pt_symbols_epoch(s->syms, process), n, nl };
     memcpy(s->key, head, sizeof(head));
-    memcpy(s->key + 24, s->frames, n * 8);
-    memcpy(s->key + 24 + n * 8, provider, lp);
-    s->key[24 + n * 8 + lp] = ':';
-    memcpy(s->key + 24 + n * 8 + lp + 1, event, le);
+    memcpy(s->key + 32, s->frames, n * 8);
+    memcpy(s->key + 32 + n * 8, s->lines, nl * 8);
+    memcpy(s->key + at, provider, lp);
+    s->key[at + lp] = ':';
+    memcpy(s->key + at + lp + 1, event, le);
     raw *r = pt_map_get_bytes(&s->raw_by_key, s->key, len);
     if (!r) {
         r = pt_xcalloc(1, sizeof(*r));
@@ -130,11 +138,12 @@ static const char *event_name(pt_stacks *s, const char *name, size_t len)
 /* The named stack of a raw one: names looked up, then counted with every stack named alike. */
 static void name_raw(pt_stacks *s, const raw *r, const char **names, unsigned char **key, size_t *cap)
 {
-    uint64_t process = r->key[0], n = r->key[2];
-    const char *event = (const char *)(r->key + 3 + n);
-    size_t elen = r->len - (3 + n) * 8, len = 4 + elen;
+    uint64_t process = r->key[0], n = r->key[2], nl = r->key[3];
+    const uint64_t *frames = r->key + 4, *lines = frames + n;
+    const char *event = (const char *)(lines + nl);
+    size_t elen = r->len - (4 + n + nl) * 8, len = 4 + elen;
     for (uint64_t i = 0; i < n; i++) {
-        names[i] = pt_symbols_name(s->syms, process, r->key[3 + i], r->ts, 1);
+        names[i] = pt_symbols_frame_name(s->syms, process, frames[i], r->ts, i < nl ? (uint32_t)lines[i] : 0);
         len += 4 + strlen(names[i]);
     }
     *key = pt_xgrow(*key, cap, len, 1);

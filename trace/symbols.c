@@ -14,12 +14,15 @@
 #define BUILD_ID_MAX 64
 
 /* A range the runtime described: live from `since` (INT64_MIN for a rundown: it was live before
- * the session started) until `until` (CodeUnload, or FOREVER). */
+ * the session started) until `until` (CodeUnload, the next CodeLoad at its start: a new version
+ * or new code, or FOREVER). `prev_at`: index + 1 of the range described before it at the same
+ * start, 0 for none. */
 typedef struct range {
     uint64_t start, size;
     int64_t since, until;
     int kind;
     char *name;
+    size_t prev_at;
 } range;
 
 /* A stretch of a module's addresses the same sized symbols hold, and the one libdw names them
@@ -58,6 +61,7 @@ typedef struct proc {
 struct pt_symbols {
     pt_map procs;               /* process key -> proc */
     pt_map native;              /* (process, address) -> its native name, looked up once */
+    pt_map lined;               /* "name:line" -> its one copy */
 };
 
 /* A native lookup's answer, kept. */
@@ -105,8 +109,11 @@ void pt_symbols_free(pt_symbols *s)
             free(((native_name_t *)s->native.slots[i].value)->name);
             free(s->native.slots[i].value);
         }
+    for (size_t i = 0; i < s->lined.cap; i++)
+        free(s->lined.slots[i].value);
     pt_map_free(&s->procs);
     pt_map_free(&s->native);
+    pt_map_free(&s->lined);
     free(s);
 }
 
@@ -123,6 +130,22 @@ uint64_t pt_symbols_epoch(const pt_symbols *s, uint64_t process)
 
 /* ---- what the trace says about code ---------------------------------------------------------------- */
 
+/* Every range still open at `start` ends at `ts`. Each end and each CodeLoad closes all of them,
+ * so the open ones are the latest of the chain: the walk stops at the first closed one. */
+static void end_open(proc *p, uint64_t start, int64_t ts)
+{
+    size_t i = (size_t)(uintptr_t)pt_map_get(&p->open_at, start);
+    while (i && p->ranges[i - 1].until == FOREVER) {
+        p->ranges[i - 1].until = ts;
+        i = p->ranges[i - 1].prev_at;
+    }
+}
+
+/* A CodeLoad (since: its time) replaces what is live at its start from then on: the version
+ * before it when it is a patch (version 1, 2...), older code when it is new code there. A
+ * CodeRundown (since INT64_MIN) describes what was live before the session and ends nothing: a
+ * CodeLoad recorded before it at the same start (a patch while the rundown ran) is newer from
+ * its own time on. */
 static void add_range(proc *p, const pt_event *ev, int64_t since)
 {
     uint64_t start, size, kind;
@@ -130,31 +153,22 @@ static void add_range(proc *p, const pt_event *ev, int64_t since)
     if (pt_member_u64(ev, "start", &start) || pt_member_u64(ev, "size", &size) ||
         pt_member_u64(ev, "kind", &kind) || !name)
         return;     /* not the layout this reads: ignored */
+    if (since != INT64_MIN)
+        end_open(p, start, since);
     p->ranges = pt_xgrow(p->ranges, &p->cap_ranges, p->nranges + 1, sizeof(*p->ranges));
-    p->ranges[p->nranges] = (range){ start, size, since, FOREVER, (int)kind, pt_xstrdup(name) };
+    p->ranges[p->nranges] = (range){ start, size, since, FOREVER, (int)kind, pt_xstrdup(name),
+                                     (size_t)(uintptr_t)pt_map_get(&p->open_at, start) };
     p->nranges++;
     pt_map_put(&p->open_at, start, (void *)(uintptr_t)p->nranges);
     p->max_size = size > p->max_size ? size : p->max_size;
 }
 
-/* The latest range still open at that start ends now (ranges come in time order). */
+/* CodeUnload: every version live at that start ends now (ranges come in time order). */
 static void end_range(proc *p, const pt_event *ev)
 {
     uint64_t start;
-    if (pt_member_u64(ev, "start", &start))
-        return;
-    size_t i = (size_t)(uintptr_t)pt_map_get(&p->open_at, start);
-    if (i && p->ranges[i - 1].until == FOREVER) {
-        p->ranges[i - 1].until = ev->ts;
-        return;
-    }
-    for (i = p->nranges; i > 0; i--) {     /* an older range at the same start, still open */
-        range *r = &p->ranges[i - 1];
-        if (r->start == start && r->until == FOREVER) {
-            r->until = ev->ts;
-            return;
-        }
-    }
+    if (pt_member_u64(ev, "start", &start) == 0)
+        end_open(p, start, ev->ts);
 }
 
 static void add_module(proc *p, const pt_event *ev, int pic)
@@ -504,4 +518,18 @@ const char *pt_symbols_name(pt_symbols *s, uint64_t process, uint64_t addr, int6
 {
     pt_sym_kind kind;
     return pt_symbols_lookup(s, process, addr, ns, return_address, &kind);
+}
+
+const char *pt_symbols_frame_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, uint32_t line)
+{
+    const char *name = pt_symbols_name(s, process, addr, ns, 1);
+    if (!line)
+        return name;
+    char *lined = pt_xasprintf("%s:%" PRIu32, name, line), *known = pt_map_get_str(&s->lined, lined);
+    if (known) {
+        free(lined);
+        return known;
+    }
+    pt_map_put_str(&s->lined, lined, lined);
+    return lined;
 }

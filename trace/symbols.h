@@ -40,4 +40,8 @@ typedef enum pt_sym_kind {
 const char *pt_symbols_lookup(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, int return_address,
                               pt_sym_kind *kind);
 
+/* A frame of a Paleventing:Stack event (a return address, or a walker's frame): its name, then
+ * ":line" when its `lines` entry is not 0 ("app.lua:12", docs/stacks.md). Lives as long as s. */
+const char *pt_symbols_frame_name(pt_symbols *s, uint64_t process, uint64_t addr, int64_t ns, uint32_t line);
+
 #endif /* PALEV_TRACE_SYMBOLS_H */

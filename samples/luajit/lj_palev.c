@@ -8,6 +8,10 @@
 #define lj_palev_c
 #define LUA_CORE
 
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE  /* pthread_getattr_np() */
+#endif
+
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,14 +32,13 @@
 
 /* -- Names as jit.v prints them ------------------------------------------ */
 
-/* lj_debug_pushloc() into a buffer: "file.lua:12" (the file's base name), "builtin:name",
-** "\"chunk text\":3", or "0x...:3" for a long string chunk. */
-static void loc_format(char *out, size_t n, GCproto *pt, BCPos pc)
+/* A chunk's name as lj_debug_pushloc() prints it before ":line": "file.lua" (the file's base
+** name), "builtin:name", "\"chunk text\"", "0x..." (the prototype) for a long string chunk. */
+static void chunk_format(char *out, size_t n, GCproto *pt)
 {
   GCstr *name = proto_chunkname(pt);
   const char *s = strdata(name);
   MSize i, len = name->len;
-  BCLine line = lj_debug_line(pt, pc);
 
   if (pt->firstline == ~(BCLine)0) {
     snprintf(out, n, "builtin:%s", s);
@@ -46,14 +49,26 @@ static void loc_format(char *out, size_t n, GCproto *pt, BCPos pc)
 	s += i+1;
 	break;
       }
-    snprintf(out, n, "%s:%d", s, (int)line);
+    snprintf(out, n, "%s", s);
   } else if (len > 40) {
-    snprintf(out, n, "%p:%d", (void *)pt, (int)line);
+    snprintf(out, n, "%p", (void *)pt);
   } else if (*s == '=') {
-    snprintf(out, n, "%s:%d", s+1, (int)line);
+    snprintf(out, n, "%s", s+1);
   } else {
-    snprintf(out, n, "\"%s\":%d", s, (int)line);
+    snprintf(out, n, "\"%s\"", s);
   }
+}
+
+/* lj_debug_pushloc() into a buffer: "file.lua:12", "builtin:name", "\"chunk text\":3",
+** "0x...:3". */
+static void loc_format(char *out, size_t n, GCproto *pt, BCPos pc)
+{
+  size_t len;
+
+  chunk_format(out, n, pt);
+  len = strlen(out);
+  if (pt->firstline != ~(BCLine)0 && len < n)
+    snprintf(out+len, n-len, ":%d", (int)lj_debug_line(pt, pc));
 }
 
 #if LJ_HASJIT
@@ -196,52 +211,107 @@ void lj_palev_trace_abort_(jit_State *J, int e, cTValue *err)
 
 /* -- Code ---------------------------------------------------------------- */
 
+#if LJ_TARGET_X64 && !LJ_ABI_WIN
+/* DWARF register numbers (x86-64) and call frame opcodes. */
+enum { DW_RBX = 3, DW_RBP = 6, DW_R12 = 12, DW_R13, DW_R14, DW_R15 };
+enum { DW_ADVANCE_LOC = 0x40, DW_OFFSET = 0x80, DW_DEF_CFA_OFFSET = 0x0e };
+
+static uint8_t *uleb(uint8_t *p, uint32_t v)
+{
+  do {
+    *p = (uint8_t)(v & 0x7f);
+    v >>= 7;
+    if (v) *p |= 0x80;
+    p++;
+  } while (v);
+  return p;
+}
+
+/* How to step over trace T's frame, as lj_gdbjit.c's CFI for GDB says. A trace runs inside
+** the C frame of the VM activation that entered it: below that activation's CFRAME, 16 bytes
+** the interpreter pushes for r12/r13 before it jumps to a trace (CFRAME_SIZE_JIT), and the
+** trace's own stack adjustment. Its canonical frame address is the VM activation's, the
+** return address at CFA - 8 goes back into the C function that entered the VM (lua_pcall(),
+** lua_call()...), whose rbp the VM saved at CFA - 16. A side trace starts on its parent's
+** stack adjustment and sets its own with its first instruction. cfi: room for 32 bytes. */
+static void trace_cfi(jit_State *J, GCtrace *T, uint8_t *cfi, palev_code_unwind *u)
+{
+  TraceNo parent = T->ir[REF_BASE].op1;
+  uint32_t spadj = CFRAME_SIZE_JIT + T->spadjust;
+  uint32_t spadjp = CFRAME_SIZE_JIT + (parent ? traceref(J, parent)->spadjust : 0);
+  uint8_t *p = cfi;
+
+  /* Where the VM saved the C callee-saved registers, at CFA - 8*n: rbp, rbx, r15, r14 on entry
+  ** (saveregs), r12 and r13 in the 16 bytes BC_JLOOP pushes before it jumps to the trace
+  ** ([rsp+16] and [rsp+8]; lj_gdbjit.c's CFI has these two the other way round). */
+  *p++ = DW_OFFSET|DW_RBP; *p++ = 2;
+  *p++ = DW_OFFSET|DW_RBX; *p++ = 3;
+  *p++ = DW_OFFSET|DW_R15; *p++ = 4;
+  *p++ = DW_OFFSET|DW_R14; *p++ = 5;
+  *p++ = DW_OFFSET|DW_R12; *p++ = CFRAME_SIZE/8;
+  *p++ = DW_OFFSET|DW_R13; *p++ = CFRAME_SIZE/8 + 1;
+  if (spadjp != spadj) {
+    *p++ = DW_DEF_CFA_OFFSET; p = uleb(p, spadjp);
+    *p++ = DW_ADVANCE_LOC|1;  /* As lj_gdbjit.c: past the first instruction. */
+  }
+  *p++ = DW_DEF_CFA_OFFSET; p = uleb(p, spadj);
+  /* At the calls a trace makes (GC steps, helpers), the same as a fixed frame. */
+  u->cfa_offset = spadj;
+  u->saved_fp = 16;
+  u->cfi = cfi;
+  u->cfi_size = (size_t)(p - cfi);
+}
+#endif
+
 /* "TRACE_12::bench.lua:34": the number and where the trace starts, as -jv prints them. */
 void lj_palev_trace_add(jit_State *J, GCtrace *T)
 {
   char name[LOC_MAX + 32], loc[LOC_MAX];
   GCproto *pt = &gcref(T->startpt)->pt;
 
-  UNUSED(J);
   loc_format(loc, sizeof(loc), pt, proto_bcpos(pt, mref(T->startpc, const BCIns)));
   snprintf(name, sizeof(name), "TRACE_%u::%s", (unsigned)T->traceno, loc);
-  /* TODO(paleventing code API, issue 19 item 2): say how to step over this code, which keeps
-  ** no frame pointer. It runs in the C frame of the VM activation that entered it: its
-  ** canonical frame address is rsp + T->spadjust + CFRAME_SIZE_JIT, the return address into
-  ** the C function that entered the VM at CFA - 8, that function's rbp at CFA - 16 (the CFI
-  ** lj_gdbjit.c writes for GDB says the same). Stacks stop at this frame until then. */
-  palev_code_load(T->mcode, T->szmcode, name);
-  /* TODO(paleventing code API, issue 19 item 3): a side trace (J->parent) was just linked into
-  ** its parent's exit by lj_asm_patchexit() in trace_stop(): say that the parent's code at
-  ** traceref(J, J->parent)->mcode was patched. */
+#if LJ_TARGET_X64 && !LJ_ABI_WIN
+  {
+    uint8_t cfi[32];
+    palev_code_unwind u;
+    trace_cfi(J, T, cfi, &u);
+    palev_code_load_unwind(T->mcode, T->szmcode, name, &u);
+  }
+#else
+  UNUSED(J);
+  palev_code_load(T->mcode, T->szmcode, name);  /* Named; stacks end at its frame. */
+#endif
 }
 
 void lj_palev_trace_del(jit_State *J, GCtrace *T)
 {
   UNUSED(J);
-  /* TODO(paleventing code API, issue 19 item 3): lj_trace_flushall() calls this for every
-  ** trace just before lj_mcode_free() drops every mcode area: one call per area will do. */
   palev_code_unload(T->mcode);
+}
+
+/* The same trace, the same name: a new version of its code (the jitdump gets the new bytes). */
+void lj_palev_trace_patch(jit_State *J, GCtrace *T)
+{
+  UNUSED(J);
+  palev_code_patch(T->mcode, 0, NULL);
+}
+
+/* lj_trace_flushall() drops every trace, then every area: one call per area. */
+void lj_palev_mcode_free(void *area, size_t size)
+{
+  palev_code_unload_area(area, size);
 }
 
 #endif
 
-/* "function <bench.lua:12>" (defined at line 12), "main chunk <bench.lua>": Lua's own words. */
+/* A Lua function's bytecode is named by its chunk ("bench.lua"): the walker gives each of its
+** frames the line being run, so a frame reads "bench.lua:12" (palev-trace adds ":line"). */
 void lj_palev_proto_add(GCproto *pt)
 {
-  char name[LOC_MAX + 32], loc[LOC_MAX];
-  char *colon;
+  char name[LOC_MAX];
 
-  loc_format(loc, sizeof(loc), pt, 0);
-  colon = strrchr(loc, ':');
-  if (pt->firstline == 0 && colon) {
-    *colon = '\0';
-    snprintf(name, sizeof(name), "main chunk <%s>", loc);
-  } else {
-    if (colon && pt->firstline != ~(BCLine)0)
-      snprintf(colon+1, sizeof(loc) - (size_t)(colon+1-loc), "%d", (int)pt->firstline);
-    snprintf(name, sizeof(name), "function <%s>", loc);
-  }
+  chunk_format(name, sizeof(name), pt);
   palev_code_load_interpreted(proto_bc(pt), pt->sizebc * sizeof(BCIns), name);
 }
 
@@ -252,37 +322,85 @@ void lj_palev_proto_free(GCproto *pt)
 
 /* -- The Lua frame walker ------------------------------------------------ */
 
-/* The state whose Lua frames stacks show, and the thread that created it. Today's walkers
-** cannot be removed and take one context for the process: one state is walked, the first
-** opened while none is. No lock (a fork() must never find one held): `claimed` is taken with
-** a compare-and-swap, then `owner` is set and `g` published. TODO(paleventing code API, issue
-** 19 item 3): one walker per state, added in lj_palev_state_open() with g as its context,
-** removed in lj_palev_state_close(). */
-static struct {
-  int claimed;		/* A state is (being) walked. */
-  int added;		/* The walker is added (once). */
-  pthread_t owner;
-  global_State *g;	/* Published with release; NULL while none is walked. */
-} walked;
+/* The end of this thread's stack: 0 until looked up, 1 when unknown. */
+static __thread uintptr_t stack_hi;
 
-/* Lua frames of the running coroutine, innermost first: the frames err_unwind() crosses,
-** without unwinding. Each is placed at the canonical frame address of the VM activation
-** running it (its cframe + CFRAME_SIZE), that is after the VM's own frame (the bytecode
-** handler or the trace running it) and before the C function that entered the VM. On trace,
-** the trace's own frame (at g->jit_base) is the trace's machine code, named by its CodeLoad,
-** and is left out. */
+/* Once per thread: glibc reads /proc/self/maps for the main thread, so the thread opening a
+** state looks its stack up there (lj_palev_state_open()), not inside an event. */
+static void stack_end(void)
+{
+  pthread_attr_t attr;
+  void *addr;
+  size_t size;
+
+  stack_hi = 1;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0)
+    return;
+  if (pthread_attr_getstack(&attr, &addr, &size) == 0)
+    stack_hi = (uintptr_t)addr + size;
+  pthread_attr_destroy(&attr);
+}
+
+/* p is on this thread's stack, above the walker's own frame: a C frame of a VM activation
+** this thread runs (a state in use on another thread has its C frames on that thread's
+** stack). */
+static int on_this_stack(const void *p, const void *here)
+{
+  if (LJ_UNLIKELY(stack_hi == 0))
+    stack_end();
+  return (uintptr_t)p > (uintptr_t)here && (uintptr_t)p < stack_hi;
+}
+
+/* The line frame `frame` of Lua function pt runs, as lj_debug.c's debug_framepc() finds its
+** pc: in the frame above it (`next`: the link of a Lua callee, a continuation), else in the C
+** frame of the activation running it (cf: what the VM saved before calling out, for the
+** innermost frame and below a C call). 0 when unknown. */
+static uint32_t frame_line(GCproto *pt, cTValue *next, void *cf)
+{
+  const BCIns *ins;
+  BCPos pos;
+
+  if (pt->firstline == ~(BCLine)0)
+    return 0;  /* A builtin: no lines. */
+  if (next && frame_islua(next))
+    ins = frame_pc(next);
+  else if (next && frame_iscont(next))
+    ins = frame_contpc(next);
+  else if ((char *)cframe_pc(cf) == (char *)cframe_L(cf))
+    return 0;  /* No pc saved (lj_debug.c says the same). */
+  else
+    ins = cframe_pc(cf);
+  if (!ins)
+    return 0;
+  pos = proto_bcpos(pt, ins) - 1;
+  /* Out of range: a pc a trace exit left in its trace (lj_debug.c undoes that; not here). */
+  return pos < pt->sizebc ? (uint32_t)lj_debug_line(pt, pos) : 0;
+}
+
+/* The Lua frames of state g on the calling thread, innermost first: the frames err_unwind()
+** crosses, without unwinding. None when g runs on no frame of this thread: another thread may
+** be running it. Each is placed at the canonical frame address of the VM activation running
+** it (its cframe + CFRAME_SIZE), that is after the VM's own frame (the bytecode handler, or
+** the trace running it) and before the C function that entered the VM. On trace, the trace's
+** own frame (at g->jit_base) is the trace's machine code, named by its CodeLoad, and is left
+** out. */
 static size_t walk_lua(void *ctx, palev_stack_frame *out, size_t max)
 {
-  global_State *g = __atomic_load_n(&walked.g, __ATOMIC_ACQUIRE);
-  lua_State *L;
-  TValue *frame, *bot, *top;
-  void *cf;
+  global_State *g = ctx;
+  lua_State *L = mainthread(g);
+  TValue *frame, *bot, *top, *next = NULL;
+  void *cf = L->cframe;
   size_t n = 0;
   int skip;
 
-  UNUSED(ctx);
-  /* Another thread's state is not ours to read. */
-  if (!g || !pthread_equal(walked.owner, pthread_self()) || !gcref(g->cur_L))
+  /* The main thread is part of g, valid while the walker is added: when it runs, the running
+  ** coroutine (g->cur_L) is stable once its C frame is known to be below ours. A coroutine
+  ** resumed by C while the main thread idles is found through g->cur_L alone. */
+  if (!cf) {
+    L = gco2th(gcref(g->cur_L));
+    cf = L->cframe;
+  }
+  if (!cf || !on_this_stack(cframe_raw(cf), &n))
     return 0;
   L = gco2th(gcref(g->cur_L));
   frame = L->base-1;
@@ -298,11 +416,12 @@ static size_t walk_lua(void *ctx, palev_stack_frame *out, size_t max)
     }
     if (!skip && frame_gc(frame) != obj2gco(L) && isluafunc(frame_func(frame))) {
       GCproto *pt = funcproto(frame_func(frame));
-      /* TODO(paleventing code API, issue 19 item 3): the frame's pc, for chunk:line. */
       out[n++] = (palev_stack_frame){ (uintptr_t)proto_bc(pt),
-				      (uintptr_t)cframe_raw(cf) + CFRAME_SIZE };
+				      (uintptr_t)cframe_raw(cf) + CFRAME_SIZE,
+				      frame_line(pt, next, cframe_raw(cf)) };
     }
     skip = frame_isvarg(frame);  /* The vararg pseudo-frame below holds the same call. */
+    next = frame;
     switch (frame_typep(frame)) {
     case FRAME_LUA: case FRAME_LUAP:
       frame = frame_prevl(frame);
@@ -323,27 +442,18 @@ static size_t walk_lua(void *ctx, palev_stack_frame *out, size_t max)
   return n;
 }
 
+/* One walker per state, its context the state: added when the state is ready, removed
+** before it is freed (palev_stack_remove_walker() returns once no walk reads it). A process
+** has at most 16 walkers: a state opened while 16 others are open is not walked. */
 void lj_palev_state_open(global_State *g)
 {
-  int no = 0;
-
-  if (__atomic_compare_exchange_n(&walked.claimed, &no, 1, 0, __ATOMIC_ACQ_REL,
-				  __ATOMIC_RELAXED)) {
-    walked.owner = pthread_self();
-    __atomic_store_n(&walked.g, g, __ATOMIC_RELEASE);
-  }
-  no = 0;
-  if (__atomic_compare_exchange_n(&walked.added, &no, 1, 0, __ATOMIC_ACQ_REL,
-				  __ATOMIC_RELAXED))
-    palev_stack_add_walker(walk_lua, NULL);
+  if (stack_hi == 0)
+    stack_end();
+  palev_stack_add_walker(walk_lua, g);
 }
 
 void lj_palev_state_close(global_State *g)
 {
-  global_State *mine = g;
-
+  palev_stack_remove_walker(walk_lua, g);
   lj_palev_gc_end(g);  /* A cycle in progress ends with the state. */
-  if (__atomic_compare_exchange_n(&walked.g, &mine, NULL, 0, __ATOMIC_ACQ_REL,
-				  __ATOMIC_RELAXED))
-    __atomic_store_n(&walked.claimed, 0, __ATOMIC_RELEASE);
 }

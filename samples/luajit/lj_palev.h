@@ -71,10 +71,17 @@ static LJ_AINLINE void lj_palev_trace_flush(void)
 }
 
 /* The machine code of trace T is committed (beside lj_gdbjit_addtrace()), or about to be
-** dropped (beside lj_gdbjit_deltrace()): named for stacks and perf, whether or not anyone
-** listens now (a session started later gets the live traces in its rundown). */
+** dropped (beside lj_gdbjit_deltrace()): named for stacks and perf, with how to step over its
+** frame, whether or not anyone listens now (a session started later gets the live traces in
+** its rundown). */
 LJ_FUNC void lj_palev_trace_add(jit_State *J, GCtrace *T);
 LJ_FUNC void lj_palev_trace_del(jit_State *J, GCtrace *T);
+
+/* lj_asm_patchexit() sent an exit of trace T to a new side trace: T's code changed. */
+LJ_FUNC void lj_palev_trace_patch(jit_State *J, GCtrace *T);
+
+/* lj_mcode_free() drops the machine code area [area, area + size): every trace in it goes. */
+LJ_FUNC void lj_palev_mcode_free(void *area, size_t size);
 
 /* -- Prototypes (lj_parse.c, lj_bcread.c, lj_func.c) --------------------- */
 
@@ -84,8 +91,8 @@ LJ_FUNC void lj_palev_proto_free(GCproto *pt);
 
 /* -- States (lj_state.c) ------------------------------------------------- */
 
-/* A state is ready (end of lua_newstate()), or about to be freed (close_state(): a GC cycle
-** in progress ends there). */
+/* A state is ready (end of lua_newstate()): its Lua frames are walked from now on. It is about
+** to be freed (close_state()): no longer walked, and a GC cycle in progress ends there. */
 LJ_FUNC void lj_palev_state_open(global_State *g);
 LJ_FUNC void lj_palev_state_close(global_State *g);
 

@@ -20,7 +20,9 @@
  *                     process-wide one), Fire(22) once that one is removed, Fire(23) once the
  *                     thread's is removed too
  *   patch             Fire(15) through "jit_v0", Fire(16) after it is patched as "jit_v1",
- *                     Fire(17) through "jit_after", loaded there after palev_code_unload_area() */
+ *                     Fire(18) after a patch keeping the name, Fire(19) through the same bytes
+ *                     once palev_code_unload_area() dropped them, Fire(17) through "jit_after",
+ *                     loaded there then */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -312,8 +314,12 @@ NOINLINE static int patch(void)
     if (palev_code_patch(mem, 0, "jit_v1") != 0)
         return 1;
     run_code(mem, 16);
+    if (palev_code_patch(mem, 0, NULL) != 0)
+        return 1;
+    run_code(mem, 18);
     if (palev_code_unload_area(mem, 4096) != 1)
         return 1;
+    run_code(mem, 19);
     munmap(mem, 4096);
     if (load_code(mem, "jit_after") != mem)
         return 1;

@@ -358,8 +358,8 @@ jitnofp)
     done
     ;;
 walkers)
-    # A process-wide walker and a walker per thread (two VM states), lines, removals. Lines are
-    # checked with the oracle (palev-trace's own reading of them is palev-trace's test).
+    # A process-wide walker and a walker per thread (two VM states), lines, removals; palev-trace
+    # prints a frame with a line as name:line, as the oracle does.
     run_host -- "$host" walkers
     printf '%s\n' \
         "Palev_Stacks:Fire: stack_c < Script.other:3 < Script.outer:7 < stack_walked_loop < walkers_thread" \
@@ -368,19 +368,43 @@ walkers)
         "Palev_Stacks:Fire: stack_c < stack_walked_loop < walkers < main" > "$work/want"
     named | sed -E 's/( < walkers_thread) < .*$/\1/' > "$work/got" || palev_fail "the oracle failed"
     diff -u "$work/want" "$work/got" || palev_fail "walkers: the stacks differ"
+    tool_stacks | sed -E 's/( < walkers_thread) < .*$/\1/' | sort > "$work/tool"
+    sort "$work/want" | diff -u - "$work/tool" || palev_fail "walkers: palev-trace names them otherwise"
+    # The Chrome export's stackFrames name them alike.
+    "$palev_trace" export --pid "$pid" -o "$work/chrome.json" "$work/trace" 2> "$work/export.err" ||
+        palev_fail "palev-trace export exited $?: $(cat "$work/export.err")"
+    /usr/bin/python3 - "$work/chrome.json" <<'PY' | sed -E 's/( < (main|walkers_thread)) < .*$/\1/' |
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for r in doc["traceEvents"]:
+    if "sf" in r:
+        chain, f = [], str(r["sf"])
+        while f:
+            chain.append(doc["stackFrames"][f]["name"])
+            f = doc["stackFrames"][f].get("parent")
+        print("%s: %s" % (r["name"], " < ".join(chain)))
+PY
+        sort | diff -u <(sort "$work/want") - || palev_fail "walkers: the Chrome export names them otherwise"
     ;;
 patch)
-    # A patch is a new version from its time on; an area unload frees the range, new code takes
-    # its place. CodeLoad carries the version.
+    # A patch is a new version from its time on (one keeping the name is named alike); an area
+    # unload frees the range, every version of it: the same bytes run once more before new code
+    # takes their place are no longer named. CodeLoad carries the version.
     run_host -- "$host" patch
     printf '%s\n' "Palev_Stacks:Fire: stack_from_jit < jit_v0 < run_code < patch < main" \
         "Palev_Stacks:Fire: stack_from_jit < jit_v1 < run_code < patch < main" \
+        "Palev_Stacks:Fire: stack_from_jit < jit_v1 < run_code < patch < main" \
+        "Palev_Stacks:Fire: stack_from_jit < ADDRESS < run_code < patch < main" \
         "Palev_Stacks:Fire: stack_from_jit < jit_after < run_code < patch < main" > "$work/want"
-    check
+    named | sed -E 's/ < 0x[0-9a-f]+ < / < ADDRESS < /' > "$work/got" || palev_fail "the oracle failed"
+    diff -u "$work/want" "$work/got" || palev_fail "patch: the stacks differ"
+    tool_stacks | grep ' < main$' | sed -E 's/ < 0x[0-9a-f]+ < / < ADDRESS < /' | sort > "$work/tool"
+    sort "$work/want" | diff -u - "$work/tool" || palev_fail "patch: palev-trace names them otherwise"
     palev_read "$work/trace" "$pid" | grep -E '^Paleventing:Code(Load|Unload)' |
         sed -E 's/start = 0x[0-9A-Fa-f]+/start = S/' > "$work/code"
     printf '%s\n' 'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_v0", version = 0 }' \
         'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_v1", version = 1 }' \
+        'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_v1", version = 2 }' \
         'Paleventing:CodeUnload: { start = S, size = 8 }' \
         'Paleventing:CodeLoad: { start = S, size = 8, kind = 0, name = "jit_after", version = 0 }' |
         diff -u - "$work/code" || palev_fail "patch: the code events differ"

@@ -5,21 +5,32 @@
 #   counts TRACE VPID JV STDOUT   -jv's lines, rebuilt from TraceStart/Stop/Abort/Flush, must
 #                                 equal JV (luajit -jv=JV); the GC cycles from the first full
 #                                 collection on, and the memory after each full one, must be
-#                                 what counts.lua printed (STDOUT)
+#                                 what counts.lua printed (STDOUT); every compiled trace's code
+#                                 registered, patched when a side trace links, unloaded
 #   tasks TRACE VPID              "TASK COUNT" per task: Start/Stop pairs, for palev-trace
+#   perf SCRIPT                   `perf script -F ip,sym` of perf.lua's samples after perf
+#                                 inject --jit, DWARF call graphs: samples in trace code and in
+#                                 the collector called from it name the trace and go on past it
 # Exits 1 with the differences on failure.
+import re
 import sys
 
 import bt2
 
 
-def events(trace, vpid, prefix="LuaJIT:"):
+def events(trace, vpid, prefix="LuaJIT:", code=False):
+    """(name, payload) of the process's events of the provider, in order; with code, also
+    Paleventing:CodeLoad/CodeUnload, named "CodeLoad"/"CodeUnload"."""
     for msg in bt2.TraceCollectionMessageIterator(trace):
         if type(msg) is not bt2._EventMessageConst:
             continue
         ev = msg.event
-        if int(ev.common_context_field["vpid"]) == vpid and ev.name.startswith(prefix):
+        if int(ev.common_context_field["vpid"]) != vpid:
+            continue
+        if ev.name.startswith(prefix):
             yield ev.name[len(prefix):], ev.payload_field
+        elif code and ev.name in ("Paleventing:CodeLoad", "Paleventing:CodeUnload"):
+            yield ev.name[len("Paleventing:"):], ev.payload_field
 
 
 def label(f):
@@ -59,9 +70,71 @@ def jv_lines(evs):
     return out
 
 
+JIT = 0
+
+
+def check_code(evs):
+    """Each compiled trace's machine code loaded as TRACE_<n>::<its start location> with its
+    size, just before its TraceStop; a side trace's parent patched (a new version, same name,
+    same start) while it compiles; every trace unloaded before TraceFlush and by the end."""
+    fails, live, loc, current, patched = [], {}, {}, {}, 0
+    last_load, patch_of, loads, patches = None, None, 0, 0
+    flushed = 0     # traces loaded since the last flush
+    for name, p in evs:
+        if name == "TraceStart":
+            tr = int(p["Trace"])
+            loc[tr] = str(p["Location"])
+            patch_of = int(p["Parent"]) if label(p["Kind"]) == "Side" else None
+            last_load, patched = None, 0
+        elif name == "CodeLoad" and int(p["kind"]) == JIT:
+            start, version = int(p["start"]), int(p["version"])
+            if version == 0:
+                live[start] = (str(p["name"]), int(p["size"]))
+                last_load = (start, str(p["name"]), int(p["size"]))
+                loads += 1
+                flushed += 1
+                continue
+            if patch_of is None or current.get(patch_of) != start:
+                fails.append("a patch of %s, not of the parent of a side trace compiling" %
+                             (live.get(start, ("an unknown range",))[0]))
+            elif str(p["name"]) != live[start][0]:
+                fails.append("the patch of %s renamed it %s" % (live[start][0], p["name"]))
+            patched += 1
+            patches += 1
+        elif name == "CodeUnload":
+            start = int(p["start"])
+            if start in live:
+                del live[start]
+        elif name == "TraceStop" and label(p["Outcome"]) == "Compiled":
+            tr = int(p["Trace"])
+            want = ("TRACE_%d::%s" % (tr, loc.get(tr)), int(p["MCodeSize"]))
+            if not last_load or last_load[1:] != want:
+                fails.append("trace %d: code loaded %s, expected %s" % (tr, last_load, want))
+            else:
+                current[tr] = last_load[0]
+            if patch_of is not None and patched == 0:
+                fails.append("side trace %d: its parent %d was not patched" % (tr, patch_of))
+            patched, patch_of = 0, None
+        elif name == "TraceFlush":
+            if live:
+                fails.append("TraceFlush with %d traces still loaded: %s" %
+                             (len(live), sorted(n for n, _ in live.values())[:3]))
+            if not flushed:
+                fails.append("TraceFlush with no trace compiled before it")
+            print("code: none of the %d traces compiled before TraceFlush is loaded after it" % flushed)
+            current, flushed = {}, 0
+    if live:
+        fails.append("%d traces never unloaded: %s" % (len(live), sorted(n for n, _ in live.values())[:3]))
+    if not patches:
+        fails.append("no side trace patched its parent")
+    print("code: %d traces loaded, %d parents patched by side traces" % (loads, patches))
+    return fails
+
+
 def check_counts(trace, vpid, jv, stdout):
-    evs = list(events(trace, vpid))
-    fails = []
+    evs = list(events(trace, vpid, code=True))
+    fails = check_code(evs)
+    evs = [(n, p) for n, p in evs if not n.startswith("Code")]
 
     # Traces: -jv's text, line for line, and the counts.
     ours = jv_lines(evs)
@@ -136,13 +209,55 @@ def tasks(trace, vpid):
     return []
 
 
+def perf_samples(path):
+    """Each sample's user frames, innermost first (perf script's inlined frames left out)."""
+    samples, cur = [], []
+    for line in open(path):
+        if not line.strip():
+            if cur:
+                samples.append(cur)
+            cur = []
+            continue
+        m = re.match(r"\s+[0-9a-f]+ (.*)$", line.rstrip("\n"))
+        if m and not m.group(1).endswith(" (inlined)"):
+            cur.append(m.group(1))
+    if cur:
+        samples.append(cur)
+    return samples
+
+
+def check_perf(path):
+    trace = re.compile(r"^TRACE_\d+::perf\.lua:(\d+)$")
+    below = ["lua_pcall", "docall", "pmain"]
+    samples = perf_samples(path)
+    leaf = [s for s in samples if trace.match(s[0])]
+    through = [s for s in leaf if trace.match(s[0]).group(1) == "10" and s[1:4] == below]
+    gc = [s for s in samples for i in range(1, len(s) - 3)
+          if s[i - 1] == "lj_gc_step_jit" and trace.match(s[i]) and
+          trace.match(s[i]).group(1) == "20" and s[i + 1:i + 4] == below]
+    print("perf: %d samples, %d in trace code, %d of them unwound through the trace to %s; "
+          "%d in the collector called from trace code unwound through it" %
+          (len(samples), len(leaf), sum(1 for s in leaf if s[1:4] == below), " < ".join(below),
+           len(gc)))
+    fails = []
+    if not through:
+        fails.append("no sample in the trace of perf.lua:10 goes on to %s: %s" %
+                     (" < ".join(below), [" < ".join(s[:4]) for s in leaf[:3]]))
+    if not gc:
+        fails.append("no sample in the collector goes on through the trace of perf.lua:20 to %s"
+                     % " < ".join(below))
+    return fails
+
+
 def main():
     if len(sys.argv) == 6 and sys.argv[1] == "counts":
         fails = check_counts(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
     elif len(sys.argv) == 4 and sys.argv[1] == "tasks":
         fails = tasks(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "perf":
+        fails = check_perf(sys.argv[2])
     else:
-        sys.exit("usage: luajit_check.py counts TRACE VPID JV STDOUT | tasks TRACE VPID")
+        sys.exit("usage: luajit_check.py counts TRACE VPID JV STDOUT | tasks TRACE VPID | perf SCRIPT")
     for f in fails:
         print("FAIL: " + f, file=sys.stderr)
     sys.exit(1 if fails else 0)
