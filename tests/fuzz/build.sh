@@ -20,6 +20,9 @@ gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
 # palev-trace's reading core (no command, no main)
 trace_sources="core.c index.c fields.c manifest.c util.c hist.c pair.c counters.c summary.c symbols.c stacks.c"
+# The internal library every part links, and its header of the library's own provider (generated
+# from manifest/eventsource.man by the script the CMake build runs).
+common_sources=$(cd "$top/common" && ls *.c)
 
 # sources and libraries of each target
 target_sources() {
@@ -31,6 +34,7 @@ target_sources() {
     *) for f in $pal_sources; do echo "$top/pal/$f"; done
        echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
+    for f in $common_sources; do echo "$top/common/$f"; done
     echo "$top/tests/fuzz/$1.c"
 }
 target_libs() {
@@ -49,7 +53,7 @@ all_targets() {
 targets=${*:-$(all_targets)}
 flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter
-       -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace"
+       -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace" -I"$top/common" -I"$out/gen"
        -DPALEV_FUZZ_TRACE_METADATA="\"$top/tests/fuzz/trace-metadata.tsdl\""
        -DPALEV_FUZZ_TRACE_MANIFEST="\"$top/tests/trace/golden.man\"")
 
@@ -63,12 +67,16 @@ if [ ! -x "$probe" ]; then
     rm -f "$probe.$$.c"
 fi
 
+cmake -DMANIFEST="$top/manifest/eventsource.man" -DHEADER="$out/gen/pcm_own.h" \
+    -P "$top/common/own_provider.cmake" || { echo "FAIL: cannot generate pcm_own.h"; exit 1; }
+
 status=0
 for t in $targets; do
     sources=$(target_sources "$t")
     stale=0
     [ -x "$out/$t" ] || stale=1
-    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h "$top"/trace/*.h; do
+    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h "$top"/trace/*.h \
+             "$top"/common/*.h "$out/gen/pcm_own.h"; do
         [ "$s" -nt "$out/$t" ] && stale=1
     done
     [ $stale = 0 ] && continue
