@@ -5,14 +5,15 @@
 #include <string.h>
 
 #include "collect.h"
+#include "pcm_own.h"
 
 /* The statedump says which shared objects each process has loaded, also when the session starts
  * after the process; ProviderStatus says what became of each provider. */
 static const char *const own_events[] = {
-    "Paleventing:EventSource", "Paleventing:ProviderStatus", "lttng_ust_statedump:*", NULL,
+    PCM_OWN_EVENT("EventSource"), PCM_OWN_EVENT("ProviderStatus"), "lttng_ust_statedump:*", NULL,
 };
 static const char *const stack_events[] = {
-    "Paleventing:Stack", "Paleventing:CodeLoad", "Paleventing:CodeUnload", "Paleventing:CodeRundown",
+    PCM_OWN_EVENT("Stack"), PCM_OWN_EVENT("CodeLoad"), PCM_OWN_EVENT("CodeUnload"), PCM_OWN_EVENT("CodeRundown"),
     "lttng_ust_dl:*", NULL,
 };
 
