@@ -99,28 +99,40 @@ static void json_elem_double(struct json *j, const palev_array_desc *d, const un
     json_number(j, v, PCM_JSON_DOUBLE_DIGITS);
 }
 
-static void json_elem_utf16(struct json *j, const palev_array_desc *d, const unsigned char *e)
+/* A string element's code points, whichever its encoding (common/utf.c decodes both). */
+typedef int32_t next_fn(const void *s, size_t len, size_t *i);
+
+static int32_t next_utf16(const void *s, size_t len, size_t *i)
 {
-    const char16_t *s = palev__read_ptr(e + d->offset);
+    return pcm_utf16_next(s, len, i);
+}
+
+static int32_t next_utf8(const void *s, size_t len, size_t *i)
+{
+    return pcm_utf8_next(s, len, i);
+}
+
+static void json_string(struct json *j, const palev_array_desc *d, const unsigned char *e,
+                        next_fn *next)
+{
+    const void *s = palev__read_ptr(e + d->offset);
     size_t len = elem_len(d, e), i = 0;
     int32_t cp;
 
     json_puts(j, "\"");
-    while (s && (cp = pcm_utf16_next(s, len, &i)) >= 0)
+    while (s && (cp = next(s, len, &i)) >= 0)
         json_code_point(j, (uint32_t)cp);
     json_puts(j, "\"");
 }
 
+static void json_elem_utf16(struct json *j, const palev_array_desc *d, const unsigned char *e)
+{
+    json_string(j, d, e, next_utf16);
+}
+
 static void json_elem_ansi(struct json *j, const palev_array_desc *d, const unsigned char *e)
 {
-    const unsigned char *s = palev__read_ptr(e + d->offset);
-    size_t len = elem_len(d, e), i = 0;
-    int32_t cp;
-
-    json_puts(j, "\"");
-    while (s && (cp = pcm_utf8_next(s, len, &i)) >= 0)
-        json_code_point(j, (uint32_t)cp);
-    json_puts(j, "\"");
+    json_string(j, d, e, next_utf8);
 }
 
 /* GUID, SYSTEMTIME and SID texts need no escaping. */
