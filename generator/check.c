@@ -2,6 +2,7 @@
 /* The checker: resolve every reference, derive names, and report all errors with their lines. */
 #include "model.h"
 #include "check.h"
+#include "pcm_own.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -330,15 +331,14 @@ static char *lttng_provider_name(pg_ctx *cx, const pg_provider *p, const pg_opti
     return pg_make_ident(cx, *n ? n : p->name);
 }
 
-/* libpaleventing's own provider: only its manifest (manifest/eventsource.man, by GUID) may
- * take the name, or two providers would register the same LTTng events. */
-#define PALEVENTING_NAME "Paleventing"
+/* libpaleventing's own provider: only its manifest (PCM_OWN_MANIFEST, by GUID) may take the
+ * name, or two providers would register the same LTTng events. */
 static int is_paleventing(const pg_provider *p)
 {
-    static const uint8_t d4[8] = { 0x9d, 0x3c, 0x2e, 0x41, 0xa7, 0xb0, 0x5f, 0x68 };
+    static const uint8_t d4[8] = PCM_OWN_GUID_D4;
 
-    return p->guid_ok && p->guid_d1 == 0x6c9d1f3e && p->guid_d2 == 0x5b8a && p->guid_d3 == 0x4f27 &&
-           memcmp(p->guid_d4, d4, 8) == 0;
+    return p->guid_ok && p->guid_d1 == PCM_OWN_GUID_D1 && p->guid_d2 == PCM_OWN_GUID_D2 &&
+           p->guid_d3 == PCM_OWN_GUID_D3 && memcmp(p->guid_d4, d4, 8) == 0;
 }
 
 /* LTTng-UST's own providers (lttng_ust_statedump, lttng_ust_dl, lttng_ust_libc, ...) and its
@@ -373,7 +373,7 @@ static void check_provider(pg_ctx *cx, const pg_manifest *m, pg_provider *p, con
                  "register them (use --provider-name)", p->name, p->lttng_name);
     if (p->guid && !(p->guid_ok = parse_guid(p)))
         pg_error(cx, p->guid_loc, "guid \"%s\" is not a GUID", p->guid);
-    else if (strcmp(p->lttng_name, PALEVENTING_NAME) == 0 && !is_paleventing(p))
+    else if (strcmp(p->lttng_name, PCM_OWN_PROVIDER) == 0 && !is_paleventing(p))
         pg_error(cx, p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: that is "
                  "libpaleventing's own provider (use --provider-name)", p->name, p->lttng_name);
     else if (!p->guid)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-gen command line: arguments and files only; the work is in the library around model.h. */
+#include "cli.h"
 #include "model.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,20 +31,8 @@ struct args {
     pg_options opt;
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("palev-gen: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-    fputs(usage, stderr);
-    return EXIT_USAGE;
-}
+/* "palev-gen: message", the usage, and EXIT_USAGE (common/cli.c). */
+#define usage_error(...) pcm_usage_error("palev-gen", usage, EXIT_USAGE, __VA_ARGS__)
 
 static int add_rename(pg_ctx *cx, struct args *a, const char *spec)
 {

@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+#include "map.h"
+
 /* ---- the context and its utilities (util.c) ------------------------------------------------- */
 
 /* A source location: every model node carries one. */
@@ -52,13 +55,9 @@ void pg_vec_push(pg_ctx *cx, pg_vec *v, void *item);
     for (size_t var##_i = 0; var##_i < (vec).len; var##_i++) \
         for (type *var = (type *)(vec).items[var##_i]; var; var = NULL)
 
-/* A map from strings to non-NULL pointers, kept in the arena. Keys are not copied. A zeroed one
- * is empty. */
-typedef struct pg_index {
-    const char **keys;
-    void **values;
-    size_t cap, len;
-} pg_index;
+/* A map from strings to non-NULL pointers, kept in the arena: common/map.h's table. Keys are not
+ * copied. A zeroed one is empty. */
+typedef pcm_map pg_index;
 void *pg_index_get(const pg_index *ix, const char *key);
 /* Adds key -> value and returns NULL, or returns the value key already has (and adds nothing). */
 void *pg_index_put(pg_ctx *cx, pg_index *ix, const char *key, void *value);
@@ -74,8 +73,11 @@ void pg_buf_printf(pg_ctx *cx, pg_buf *b, const char *fmt, ...) __attribute__((f
 void pg_buf_vprintf(pg_ctx *cx, pg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Append code point cp (<= 0x10FFFF, not a surrogate) as UTF-8. */
 void pg_buf_put_utf8(pg_ctx *cx, pg_buf *b, uint32_t cp);
-/* FNV-1a, 32 bits: the string index and the layout hashes of generated code. */
-uint32_t pg_fnv1a(const void *data, size_t len);
+/* The layout hashes of generated code: FNV-1a, 32 bits (common/hash.h). */
+static inline uint32_t pg_fnv1a(const void *data, size_t len)
+{
+    return pcm_fnv1a32(data, len);
+}
 
 /* Diagnostics: "file:line: error: message" (no line: "file: error: message"). Errors are counted,
  * never fatal at first sight. */

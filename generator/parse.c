@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The manifest reader: expat events into the model, every node with its file:line. */
 #include "model.h"
+#include "utf.h"
 
 #include <errno.h>
 #include <expat.h>
@@ -395,21 +396,29 @@ static void XMLCALL on_end(void *data, const char *name)
 }
 
 /* expat sees the document as UTF-8: UTF-16 input (by BOM, or by "<?" in UTF-16) is transcoded
- * here, so attribute line numbers can be found in one buffer and any declared encoding works. */
+ * here, so attribute line numbers can be found in one buffer and any declared encoding works.
+ * common/utf.c converts (unpaired surrogates become U+FFFD); it ends a string at a NUL unit, so
+ * the text is converted between NULs and each NUL kept, for expat to refuse where it stands. */
 static void utf16_to_utf8(pg_ctx *cx, pg_buf *b, const unsigned char *s, size_t len, int big_endian)
 {
-    for (size_t i = 0; i + 1 < len; i += 2) {
-        uint32_t u = big_endian ? (uint32_t)(s[i] << 8 | s[i + 1]) : (uint32_t)(s[i + 1] << 8 | s[i]);
+    size_t n = len / 2, start = 0;
+    char16_t *units = pg_zalloc(cx, (n ? n : 1) * sizeof(*units));
 
-        if (u >= 0xD800 && u < 0xDC00 && i + 3 < len) {
-            uint32_t lo = big_endian ? (uint32_t)(s[i + 2] << 8 | s[i + 3])
-                                     : (uint32_t)(s[i + 3] << 8 | s[i + 2]);
-            if (lo >= 0xDC00 && lo < 0xE000) {
-                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-                i += 2;
-            }
-        }
-        pg_buf_put_utf8(cx, b, u >= 0xD800 && u < 0xE000 ? 0xFFFD : u);
+    for (size_t i = 0; i < n; i++)
+        units[i] = (char16_t)(big_endian ? s[2 * i] << 8 | s[2 * i + 1] : s[2 * i + 1] << 8 | s[2 * i]);
+    for (size_t i = 0; i <= n; i++) {
+        size_t need;
+        char *text;
+
+        if (i < n && units[i] != 0)
+            continue;
+        need = pcm_utf16_to_utf8(NULL, 0, units + start, i - start);
+        text = pg_zalloc(cx, need + 1);
+        pcm_utf16_to_utf8(text, need + 1, units + start, i - start);
+        pg_buf_putn(cx, b, text, need);
+        if (i < n)
+            pg_buf_putn(cx, b, "", 1);
+        start = i + 1;
     }
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* selftest: a host firing every event once with known values, and what babeltrace2 must show. */
+#include "bttext.h"
 #include "ctext.h"
+#include "json.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,35 +19,30 @@ struct gen {
 
 /* ---- babeltrace2's text forms ------------------------------------------------------------------ */
 
-static void bt_string(pg_ctx *cx, pg_buf *b, const char *s)
+/* A string field between its quotes, each byte escaped as babeltrace2 escapes it (common/). */
+static void bt_escaped(pg_ctx *cx, pg_buf *b, const char *s, const char *(*escape)(unsigned char))
 {
     pg_buf_putn(cx, b, "\"", 1);
     for (const char *c = s; *c; c++) {
-        switch (*c) {
-        case '"': pg_buf_puts(cx, b, "\\\""); break;
-        case '\\': pg_buf_puts(cx, b, "\\\\"); break;
-        case '\n': pg_buf_puts(cx, b, "\\n"); break;
-        case '\t': pg_buf_puts(cx, b, "\\t"); break;
-        case '\r': pg_buf_puts(cx, b, "\\r"); break;
-        default: pg_buf_putn(cx, b, c, 1); break;
-        }
+        const char *e = escape((unsigned char)*c);
+
+        if (e)
+            pg_buf_puts(cx, b, e);
+        else
+            pg_buf_putn(cx, b, c, 1);
     }
     pg_buf_putn(cx, b, "\"", 1);
 }
 
-/* An enum label as babeltrace2 shows it: as a string, except that LTTng's metadata writes '?'
- * as "\?" (no trigraph can form) and babeltrace2 2.0 shows it so. */
+static void bt_string(pg_ctx *cx, pg_buf *b, const char *s)
+{
+    bt_escaped(cx, b, s, pcm_bt_string_escape);
+}
+
+/* An enum label: a string, '?' escaped too (pcm_bt_label_escape()). */
 static void bt_label(pg_ctx *cx, pg_buf *b, const char *s)
 {
-    pg_buf t = { 0 };
-
-    bt_string(cx, &t, s);
-    for (size_t i = 0; i < t.len; i++) {
-        if (t.data[i] == '?')
-            pg_buf_puts(cx, b, "\\?");
-        else
-            pg_buf_putn(cx, b, t.data + i, 1);
-    }
+    bt_escaped(cx, b, s, pcm_bt_label_escape);
 }
 
 static void expect_field(pg_ctx *cx, struct gen *g, const char *name, const char *value)
@@ -253,9 +250,11 @@ static struct sample float_sample(pg_ctx *cx, const pg_field *f, unsigned k)
 {
     double v = f->type->size == 4 ? (double)(k % 8) + 0.5 : -(double)(k % 8) - 0.25;
     struct sample s;
+    char text[64];
 
+    pcm_bt_real(text, sizeof(text), v);
     s.c = pg_printf(cx, f->type->size == 4 ? "%.2ff" : "%.2f", v);
-    s.text = pg_printf(cx, "%g", v);
+    s.text = pg_strdup(cx, text);
     return s;
 }
 
@@ -344,15 +343,17 @@ static uint64_t sample_len(const struct gen *g, const pg_field *f, int elem)
     return f->type->kind == PG_K_BINARY ? 4 : 0;
 }
 
-/* ---- JSON elements, as libpaleventing writes them ---------------------------------------------- */
+/* ---- JSON elements, as libpaleventing writes them (common/json.c's rule) ------------------------ */
 
 static void json_element(pg_ctx *cx, pg_buf *b, const pg_field *f, const struct sample *s)
 {
     if (f->type->kind == PG_K_FLOAT) {
+        char num[PCM_JSON_NUMBER_MAX];
         double v;
 
         sscanf(s->text, "%lf", &v);
-        pg_buf_printf(cx, b, f->type->size == 4 ? "%.9g" : "%.17g", v);
+        pg_buf_putn(cx, b, num, pcm_json_number(num, v, f->type->size == 4 ? PCM_JSON_FLOAT_DIGITS
+                                                                          : PCM_JSON_DOUBLE_DIGITS));
         return;
     }
     /* Samples hold no characters JSON escapes. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The generator's context: its arena, growable arrays and strings, and its diagnostics. */
 #include "model.h"
+#include "utf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,61 +62,31 @@ void *pg_zalloc(pg_ctx *cx, size_t size)
     return p;
 }
 
-/* ---- string index: open addressing, FNV-1a -------------------------------------------------- */
+/* ---- string index: common/map.h's table, its arrays in the arena --------------------------- */
 
-uint32_t pg_fnv1a(const void *data, size_t len)
+static void *index_zalloc(void *cx, size_t n)
 {
-    const unsigned char *p = data;
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
-}
-
-static size_t hash(const char *s)
-{
-    return pg_fnv1a(s, strlen(s));
-}
-
-static size_t slot(const pg_index *ix, const char *key)
-{
-    size_t i = hash(key) & (ix->cap - 1);
-
-    while (ix->keys[i] && strcmp(ix->keys[i], key) != 0)
-        i = (i + 1) & (ix->cap - 1);
-    return i;
+    return pg_zalloc(cx, n);
 }
 
 void *pg_index_get(const pg_index *ix, const char *key)
 {
-    return ix->cap ? ix->values[slot(ix, key)] : NULL;
-}
+    size_t len = strlen(key);
 
-static void grow(pg_ctx *cx, pg_index *ix)
-{
-    pg_index bigger = { pg_zalloc(cx, ix->cap * 2 * sizeof(char *) + 16 * sizeof(char *)),
-                        pg_zalloc(cx, ix->cap * 2 * sizeof(void *) + 16 * sizeof(void *)),
-                        ix->cap ? ix->cap * 2 : 16, 0 };
-
-    for (size_t i = 0; i < ix->cap; i++)
-        if (ix->keys[i])
-            pg_index_put(cx, &bigger, ix->keys[i], ix->values[i]);
-    *ix = bigger;
+    return pcm_map_get(ix, pcm_fnv1a64(key, len), key, len);
 }
 
 void *pg_index_put(pg_ctx *cx, pg_index *ix, const char *key, void *value)
 {
-    size_t i;
+    /* Arrays left behind by growth are freed with the arena. */
+    const pcm_map_alloc arena = { index_zalloc, NULL, cx };
+    size_t len = strlen(key);
+    uint64_t hash = pcm_fnv1a64(key, len);
+    pcm_map_slot *s = pcm_map_reserve(ix, &arena, hash, key, len);
 
-    if ((ix->len + 1) * 2 > ix->cap)
-        grow(cx, ix);
-    i = slot(ix, key);
-    if (ix->keys[i])
-        return ix->values[i];
-    ix->keys[i] = key;
-    ix->values[i] = value;
-    ix->len++;
+    if (s->value)
+        return s->value;
+    pcm_map_fill(ix, s, hash, key, len, value);
     return NULL;
 }
 
@@ -284,18 +255,6 @@ unsigned pg_error_count(const pg_ctx *cx)
 void pg_buf_put_utf8(pg_ctx *cx, pg_buf *b, uint32_t cp)
 {
     char u[4];
-    size_t n;
 
-    if (cp < 0x80) {
-        u[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    pg_buf_putn(cx, b, u, n);
+    pg_buf_putn(cx, b, u, pcm_utf8_encode(cp, u));
 }

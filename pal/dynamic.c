@@ -15,6 +15,7 @@
 #include <urcu/system.h>
 
 #include "dynamic.h"
+#include "hash.h"
 
 /* The inline check of paleventing.h reads the state where LTTng-UST 2.13 keeps it. */
 _Static_assert(offsetof(struct palev_event, tp) == 0, "tp first");
@@ -56,7 +57,9 @@ static struct {
 
 /* ---- the registry --------------------------------------------------------------------- */
 
-/* Open addressing, linear probing, at most half full. Readers take no lock: a slot's event is
+/* Open addressing, linear probing, at most half full: common/hash.h's hash and probing, in a
+ * layout of its own rather than common/map.h's table, whose readers would need a lock (its slots
+ * are written in place and its arrays freed when it grows). Readers take no lock: a slot's event is
  * published with rcu_assign_pointer() after its hash, and a rebuilt table replaces the old one
  * with rcu_assign_pointer() once filled. An undefined event's slot becomes event_gone (a
  * tombstone, reused by a later definition): a slot once used is never empty again, so no probe
@@ -77,38 +80,10 @@ struct table {
     struct slot slot[];
 };
 
-static uint64_t mix(uint64_t h)
-{
-    h *= 0x9E3779B97F4A7C15ull;
-    return h ^ h >> 29;
-}
-
-/* 8 bytes at a time, the last word overlapping the one before (no byte loop, no read past the
- * string): names are short, and a byte-at-a-time hash would cost more than the probe. */
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
-{
-    uint64_t w = 0;
-    uint32_t a, b;
-
-    if (len >= 8) {
-        for (size_t i = 0; i + 8 < len; i += 8) {
-            memcpy(&w, s + i, 8);
-            h = mix(h ^ w);
-        }
-        memcpy(&w, s + len - 8, 8);
-    } else if (len >= 4) {
-        memcpy(&a, s, 4);
-        memcpy(&b, s + len - 4, 4);
-        w = a | (uint64_t)b << 32;
-    } else if (len > 0) {
-        w = (uint8_t)s[0] | (uint32_t)(uint8_t)s[len / 2] << 8 | (uint32_t)(uint8_t)s[len - 1] << 16;
-    }
-    return mix(h ^ w ^ (uint64_t)len << 56);
-}
-
+/* The names hashed in two parts, without building "provider:name" (common/hash.c). */
 static uint64_t hash_names(const char *provider, size_t plen, const char *name, size_t nlen)
 {
-    return hash_bytes(hash_bytes(0x243F6A8885A308D3ull, provider, plen), name, nlen);
+    return pcm_hash_bytes(pcm_hash_bytes(PCM_HASH_SEED, provider, plen), name, nlen);
 }
 
 static int same_names(const struct palev_event *ev, const char *provider, size_t plen,
@@ -124,7 +99,7 @@ static struct palev_event *find(const struct table *t, const char *provider, con
     size_t plen = strlen(provider), nlen = strlen(name);
     uint64_t h = hash_names(provider, plen, name, nlen);
 
-    for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    for (size_t i = pcm_slot_first(h, t->mask);; i = pcm_slot_next(i, t->mask)) {
         struct palev_event *ev = rcu_dereference(t->slot[i].ev);
 
         if (!ev)
@@ -158,10 +133,10 @@ static struct table *table_new(size_t slots)
 /* Into the first free slot or tombstone of its chain (its name is in no slot). */
 static void table_put(struct table *t, struct palev_event *ev)
 {
-    size_t i = ev->hash & t->mask;
+    size_t i = pcm_slot_first(ev->hash, t->mask);
 
     while (t->slot[i].ev && t->slot[i].ev != &event_gone)
-        i = (i + 1) & t->mask;
+        i = pcm_slot_next(i, t->mask);
     t->fill += !t->slot[i].ev;
     t->live++;
     t->slot[i].hash = ev->hash;
@@ -171,10 +146,10 @@ static void table_put(struct table *t, struct palev_event *ev)
 /* Under the lock: the slot of `ev` becomes a tombstone. */
 static void table_remove(struct table *t, const struct palev_event *ev)
 {
-    size_t i = ev->hash & t->mask;
+    size_t i = pcm_slot_first(ev->hash, t->mask);
 
     while (t->slot[i].ev != ev)
-        i = (i + 1) & t->mask;
+        i = pcm_slot_next(i, t->mask);
     rcu_assign_pointer(t->slot[i].ev, &event_gone);
     t->live--;
 }
@@ -305,7 +280,7 @@ static int check_provider(const char *provider)
 {
     const char *why = palev__provider_reserved(provider);
 
-    if (!why && (strcmp(provider, PALEV__OWN_PROVIDER) == 0 || palev__provider_known(provider)))
+    if (!why && (strcmp(provider, PCM_OWN_PROVIDER) == 0 || palev__provider_known(provider)))
         why = "the name of a generated provider";
     if (why) {
         palev__debug("event not defined: provider=\"%s\", reason=\"%s\"", provider, why);

@@ -31,7 +31,7 @@ __attribute__((noinline)) static int filters_pass(const char *source, const char
 static void record(const char *source, int32_t id, const char *name, const char *json)
 {
     FireEventEventSource(id, name, source, json);
-    palev__stack_after_event(PALEV__OWN_PROVIDER, "EventSource");
+    palev__stack_after_event(PCM_OWN_PROVIDER, "EventSource");
 }
 
 /* ---- write: JSON text from the caller --------------------------------------------------- */

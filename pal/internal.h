@@ -9,6 +9,8 @@
 #include <uchar.h>
 
 #include "paleventing-gen.h"
+#include "pcm_own.h"    /* PCM_OWN_PROVIDER: the library's own provider, from its manifest */
+#include "utf.h"
 
 /* ---- split.c: lists in environment variables ------------------------------------------- */
 
@@ -240,19 +242,14 @@ void palev__debug_at(const char *func, const char *file, int line, const char *f
     __attribute__((format(printf, 4, 5)));
 #define palev__debug(...) palev__debug_at(__func__, __FILE__, __LINE__, __VA_ARGS__)
 
-/* ---- utf16.c: code point iteration shared by the converters ------------------------------ */
+/* ---- Unicode: common/utf.h ---------------------------------------------------------------- */
 
-#define PALEV__REPLACEMENT_CHAR 0xFFFDu
-
-/* The code point at s[*i] (advancing *i), U+FFFD for an unpaired surrogate, or -1 at the end:
- * *i == len or a NUL unit. len may be PALEV_NUL_TERMINATED. */
-int32_t palev__utf16_next(const char16_t *s, size_t len, size_t *i);
-/* Same for bytes that should be UTF-8: each byte of an invalid sequence gives U+FFFD. */
-int32_t palev__utf8_next(const unsigned char *s, size_t len, size_t *i);
-/* palev_utf16_to_utf8(), called from inside the library without going through the PLT. */
-size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src, size_t srclen);
-/* Encode a code point (<= U+10FFFF, not a surrogate) as UTF-8; returns its length, 1 to 4. */
-size_t palev__utf8_encode(uint32_t cp, char out[4]);
+/* palev_utf16_to_utf8() without the PLT: perfmap.c's name (the others call pcm_utf16_to_utf8). */
+static inline size_t palev__utf16_to_utf8(char *dst, size_t dstsize, const char16_t *src,
+                                          size_t srclen)
+{
+    return pcm_utf16_to_utf8(dst, dstsize, src, srclen);
+}
 
 /* ---- scratch.c ---------------------------------------------------------------------------- */
 
@@ -304,8 +301,6 @@ static inline const void *palev__read_ptr(const unsigned char *p)
 }
 
 
-/* The library's own provider (EventSource, ProviderStatus, code and stack events). */
-#define PALEV__OWN_PROVIDER "Paleventing"
 /* dyndesc.c: why no provider, dynamic or generated, may be named `name` (LTTng's own
  * namespace), or NULL. */
 const char *palev__provider_reserved(const char *name);

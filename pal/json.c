@@ -154,13 +154,13 @@ static int escape(struct parser *p)
 }
 
 /* One non-ASCII character: well-formed UTF-8 only (no overlongs, surrogates or > U+10FFFF).
- * palev__utf8_next consumes 3 bytes for a real U+FFFD and 1 for an invalid sequence. */
+ * pcm_utf8_next consumes 3 bytes for a real U+FFFD and 1 for an invalid sequence. */
 static int utf8_char(struct parser *p)
 {
     size_t start = p->pos;
-    int32_t cp = palev__utf8_next(p->s, p->len, &p->pos);
+    int32_t cp = pcm_utf8_next(p->s, p->len, &p->pos);
 
-    return cp == PALEV__REPLACEMENT_CHAR && p->pos - start != 3 ? -EINVAL : 0;
+    return cp == PCM_REPLACEMENT_CHAR && p->pos - start != 3 ? -EINVAL : 0;
 }
 
 /* At the opening quote. Control characters must be escaped. */

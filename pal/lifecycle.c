@@ -25,7 +25,7 @@ static const struct {
     { -EEXIST, "a dynamic event of that provider and name is defined with other fields, level or "
                "keywords" },
     { -EBUSY, "the provider name of a dynamic event belongs to a generated provider, is "
-              "\"Paleventing\" or begins with lttng_ (LTTng's own): it cannot be defined or "
+              "\"" PCM_OWN_PROVIDER "\" or begins with lttng_ (LTTng's own): it cannot be defined or "
               "undefined" },
     { -EPROTO, "a generated provider compiled with paleventing headers of another ABI version "
                "(PALEV_ABI_VERSION): its tracing is off; rebuild it against this library's "

@@ -498,7 +498,7 @@ static int claim(const palev_provider *p, int background, struct entry **out)
  * Only once the library's own provider is loaded (whichever provider was registered first). */
 static struct entry *next_status(void)
 {
-    struct entry *own = find(PALEV__OWN_PROVIDER);
+    struct entry *own = find(PCM_OWN_PROVIDER);
 
     if (!own || own->status != 0)
         return NULL;

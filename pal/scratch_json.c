@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Arrays LTTng cannot type (floats, strings, GUIDs, ...) as compact JSON text in the scratch arena
  * (scratch.c), closed and valid even when memory runs out. */
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "json.h"
 
 /* "[]" and its NUL: the least a JSON array needs. */
 #define JSON_MIN_ROOM 3
@@ -53,46 +52,22 @@ static void json_puts(struct json *j, const char *s)
     json_put(j, s, strlen(s));
 }
 
-static const char *const json_escapes[0x20] = {
-    ['\b'] = "\\b", ['\f'] = "\\f", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
-};
-
+/* One code point of a string, escaped where JSON needs it (common/json.c). */
 static void json_code_point(struct json *j, uint32_t cp)
 {
-    char buf[8];
+    char buf[PCM_JSON_ESCAPE_MAX];
+    size_t n = pcm_json_escape(cp, buf);
 
-    if (cp == '"' || cp == '\\') {
-        buf[0] = '\\';
-        buf[1] = (char)cp;
-        json_put(j, buf, 2);
-    } else if (cp < 0x20 && json_escapes[cp]) {
-        json_puts(j, json_escapes[cp]);
-    } else if (cp < 0x20) {
-        json_put(j, buf, (size_t)snprintf(buf, sizeof(buf), "\\u%04x", (unsigned)cp));
-    } else {
-        json_put(j, buf, palev__utf8_encode(cp, buf));
-    }
+    json_put(j, buf, n ? n : pcm_utf8_encode(cp, buf));
 }
 
-/* The decimal point comes from LC_NUMERIC (a comma in many locales): whatever %g printed that
- * is neither digit, sign nor exponent is the decimal point and becomes '.'. */
-static void json_number(struct json *j, double v, int precision)
+/* The one number rule of the project's JSON (common/json.c): 9 digits for a float, 17 for a
+ * double, '.' whatever the locale, null for NaN and the infinities. */
+static void json_number(struct json *j, double v, int digits)
 {
-    char buf[48], out[48];
-    size_t n = 0;
+    char buf[PCM_JSON_NUMBER_MAX];
 
-    if (!isfinite(v)) {
-        json_puts(j, "null");
-        return;
-    }
-    snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    for (const char *c = buf; *c; c++) {
-        if (strchr("0123456789+-eE", *c))
-            out[n++] = *c;
-        else if (n == 0 || out[n - 1] != '.')
-            out[n++] = '.';
-    }
-    json_put(j, out, n);
+    json_put(j, buf, pcm_json_number(buf, v, digits));
 }
 
 /* An element's length; an unsupported len_size reads as 0 rather than past the element. */
@@ -113,7 +88,7 @@ static void json_elem_float(struct json *j, const palev_array_desc *d, const uns
     float v;
 
     memcpy(&v, e + d->offset, sizeof(v));
-    json_number(j, v, 9);
+    json_number(j, v, PCM_JSON_FLOAT_DIGITS);
 }
 
 static void json_elem_double(struct json *j, const palev_array_desc *d, const unsigned char *e)
@@ -121,31 +96,43 @@ static void json_elem_double(struct json *j, const palev_array_desc *d, const un
     double v;
 
     memcpy(&v, e + d->offset, sizeof(v));
-    json_number(j, v, 17);
+    json_number(j, v, PCM_JSON_DOUBLE_DIGITS);
+}
+
+/* A string element's code points, whichever its encoding (common/utf.c decodes both). */
+typedef int32_t next_fn(const void *s, size_t len, size_t *i);
+
+static int32_t next_utf16(const void *s, size_t len, size_t *i)
+{
+    return pcm_utf16_next(s, len, i);
+}
+
+static int32_t next_utf8(const void *s, size_t len, size_t *i)
+{
+    return pcm_utf8_next(s, len, i);
+}
+
+static void json_string(struct json *j, const palev_array_desc *d, const unsigned char *e,
+                        next_fn *next)
+{
+    const void *s = palev__read_ptr(e + d->offset);
+    size_t len = elem_len(d, e), i = 0;
+    int32_t cp;
+
+    json_puts(j, "\"");
+    while (s && (cp = next(s, len, &i)) >= 0)
+        json_code_point(j, (uint32_t)cp);
+    json_puts(j, "\"");
 }
 
 static void json_elem_utf16(struct json *j, const palev_array_desc *d, const unsigned char *e)
 {
-    const char16_t *s = palev__read_ptr(e + d->offset);
-    size_t len = elem_len(d, e), i = 0;
-    int32_t cp;
-
-    json_puts(j, "\"");
-    while (s && (cp = palev__utf16_next(s, len, &i)) >= 0)
-        json_code_point(j, (uint32_t)cp);
-    json_puts(j, "\"");
+    json_string(j, d, e, next_utf16);
 }
 
 static void json_elem_ansi(struct json *j, const palev_array_desc *d, const unsigned char *e)
 {
-    const unsigned char *s = palev__read_ptr(e + d->offset);
-    size_t len = elem_len(d, e), i = 0;
-    int32_t cp;
-
-    json_puts(j, "\"");
-    while (s && (cp = palev__utf8_next(s, len, &i)) >= 0)
-        json_code_point(j, (uint32_t)cp);
-    json_puts(j, "\"");
+    json_string(j, d, e, next_utf8);
 }
 
 /* GUID, SYSTEMTIME and SID texts need no escaping. */

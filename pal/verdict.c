@@ -13,6 +13,7 @@
 #include <urcu/pointer.h>
 #include <urcu/system.h>
 
+#include "hash.h"
 #include "internal.h"
 
 /* A verdict is cached per pair of pointers, and only for strings in read-only memory (string
@@ -21,7 +22,8 @@
  * Strings elsewhere (heap, stack) are scanned every time, as before: a buffer reused for another
  * name must get that name's verdict. Entries live in the table itself (no pointer to follow),
  * are published by a release store of their source and never change, so readers take no
- * lock. */
+ * lock. The table and its home slot (palev_eventsource_slot_()) are inlined into hosts, part of
+ * the host ABI: only its probing is common/hash.h's. */
 #define SLOTS PALEV_VERDICT_SLOTS_  /* power of two */
 #define MAX_FILL (SLOTS / 2)        /* then no more entries: probes stay short */
 
@@ -71,11 +73,11 @@ static int readonly(const char *s)
     return r.readonly;
 }
 
-/* Under the lock: a free slot after `at` (linear probing), or NULL when the pair is there. */
+/* Under the lock: a free slot from `at` on (linear probing), or NULL when the pair is there. */
 static palev_eventsource_verdict_ *free_slot(const char *source, const char *name, size_t at)
 {
-    for (size_t k = 0; k < SLOTS; k++) {
-        palev_eventsource_verdict_ *s = &verdicts[(at + k) & (SLOTS - 1)];
+    for (size_t k = 0; k < SLOTS; k++, at = pcm_slot_next(at, SLOTS - 1)) {
+        palev_eventsource_verdict_ *s = &verdicts[at];
 
         if (!s->source)
             return s;
@@ -110,8 +112,8 @@ int palev__filters_pass(const char *source, const char *name)
 {
     size_t at = palev_eventsource_slot_(source, name);
 
-    for (size_t k = 0; k < SLOTS; k++) {
-        const palev_eventsource_verdict_ *v = &verdicts[(at + k) & (SLOTS - 1)];
+    for (size_t k = 0, i = at; k < SLOTS; k++, i = pcm_slot_next(i, SLOTS - 1)) {
+        const palev_eventsource_verdict_ *v = &verdicts[i];
         const char *s = rcu_dereference(v->source);
 
         if (!s)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "pcm_own.h"
 
 static const char hint[] = "with PALEV_DEBUG=1 in its environment, the program says on stderr what "
                            "paleventing loaded, from where, and why not";
@@ -119,15 +120,15 @@ static size_t diagnose(const pc_ctx *c, const status *st, pc_buf *out)
             pc_buf_printf(out, "%s recorded no event of %s, and no process registered it (built from another "
                           "manifest?)\n", prog, q);
         else
-            pc_buf_printf(out, "%s recorded no event of %s, and no Paleventing:ProviderStatus: it does not use "
-                          "paleventing, or libpaleventing could not load its own libPaleventing-lttng.so "
+            pc_buf_printf(out, "%s recorded no event of %s, and no " PCM_OWN_EVENT("ProviderStatus") ": it does not use "
+                          "paleventing, or libpaleventing could not load its own lib" PCM_OWN_PROVIDER "-lttng.so "
                           "either\n", prog, q);
     }
     /* The program started after the session: its status was recorded, unless the library could
      * not load the provider it records it with. */
     if (cmd_events && !cmd_status) {
-        pc_buf_printf(out, "%s (pid %s) recorded events but no Paleventing:ProviderStatus: libpaleventing could "
-                      "not load its own libPaleventing-lttng.so, which belongs beside libpaleventing.so\n", prog, pid);
+        pc_buf_printf(out, "%s (pid %s) recorded events but no " PCM_OWN_EVENT("ProviderStatus") ": libpaleventing could "
+                      "not load its own lib" PCM_OWN_PROVIDER "-lttng.so, which belongs beside libpaleventing.so\n", prog, pid);
         lines++;
     }
     for (size_t k = 0; k < missing.n; k++, lines++)

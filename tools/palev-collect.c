@@ -4,14 +4,15 @@
  * runs; then say on stderr when a provider was not loaded or nothing was recorded. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "collect.h"
+#include "pcm_own.h"
 
 static const char usage_text[] =
     "usage: palev-collect -m MANIFEST [-m MANIFEST]... [--provider-name ETWNAME=LTTNGNAME]...\n"
@@ -32,7 +33,7 @@ static const char usage_text[] =
     "  --level N               ETW level: 1 Critical .. 5 Verbose; default 0, every level\n"
     "  --eventsource-filter S  passed to COMMAND as PALEV_EVENTSOURCE_FILTER (EventSource names)\n"
     "  --stacks                a call stack after every recorded event, and the JIT code described\n"
-    "                          (Paleventing:Stack, CodeLoad, CodeUnload, CodeRundown, lttng_ust_dl:*):\n"
+    "                          (" PCM_OWN_EVENT("Stack") ", CodeLoad, CodeUnload, CodeRundown, lttng_ust_dl:*):\n"
     "                          palev-trace stacks names every frame\n"
     "  --live                  stream through an lttng-relayd on 127.0.0.1 and print the events as\n"
     "                          they arrive (a relayd is started, and stopped after, if none listens)\n"
@@ -87,18 +88,8 @@ static const struct option long_options[] = {
     { NULL, 0, NULL, 0 },
 };
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("palev-collect: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n%s", usage_text);
-    return PC_EXIT_USAGE;
-}
+/* "palev-collect: message", the usage, and PC_EXIT_USAGE (common/cli.c). */
+#define usage_error(...) pcm_usage_error("palev-collect", usage_text, PC_EXIT_USAGE, __VA_ARGS__)
 
 /* The name of the option getopt_long stopped at, as the user wrote it. */
 static const char *option_name(int val)

@@ -5,16 +5,17 @@
 #include <string.h>
 
 #include "collect.h"
+#include "pcm_own.h"
 
 /* The statedump says which shared objects each process has loaded, also when the session starts
  * after the process; ProviderStatus says what became of each provider. */
 static const char *const own_events[] = {
-    "Paleventing:EventSource", "Paleventing:ProviderStatus", "lttng_ust_statedump:*", NULL,
+    PCM_OWN_EVENT("EventSource"), PCM_OWN_EVENT("ProviderStatus"), "lttng_ust_statedump:*", NULL,
 };
 /* The code the runtime generated and the libraries it opened: what names the frames of call
  * stacks (--stacks) and of perf's samples (--cpu). */
 static const char *const code_events[] = {
-    "Paleventing:CodeLoad", "Paleventing:CodeUnload", "Paleventing:CodeRundown", "lttng_ust_dl:*", NULL,
+    PCM_OWN_EVENT("CodeLoad"), PCM_OWN_EVENT("CodeUnload"), PCM_OWN_EVENT("CodeRundown"), "lttng_ust_dl:*", NULL,
 };
 
 static void chomp(pc_buf *b)
@@ -187,7 +188,7 @@ char *pc_event_list(const pc_ctx *c)
     for (size_t i = 0; own_events[i]; i++)
         add_unique(&all, own_events[i]);
     if (c->o.stacks)
-        add_unique(&all, "Paleventing:Stack");
+        add_unique(&all, PCM_OWN_EVENT("Stack"));
     for (size_t i = 0; (c->o.stacks || c->o.cpu_hz) && code_events[i]; i++)
         add_unique(&all, code_events[i]);
     for (size_t i = 0; i < c->o.extra.n; i++)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* palev-trace's small services: memory that cannot fail silently, the hash table, numbers and
- * escaped text written out, output files renamed into place when complete. */
+ * escaped text written out (the table, hashes, JSON rules and UTF-8 from common/), output files
+ * renamed into place when complete. */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hash.h"
+#include "json.h"
+#include "utf.h"
 #include "util.h"
 
 /* ---- memory ------------------------------------------------------------------------------------ */
@@ -86,93 +89,54 @@ char *pt_xasprintf(const char *fmt, ...)
     return s;
 }
 
-/* ---- the hash table ------------------------------------------------------------------------------ */
+/* ---- the hash table: common/map.c, its arrays on the heap ------------------------------------- */
 
 uint64_t pt_hash_str(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-    return h;
+    return pcm_fnv1a64_str(s);
 }
 
-/* Eight bytes at a time: stack keys are hundreds of bytes long. */
 uint64_t pt_hash_bytes(const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-    for (; n >= 8; s += 8, n -= 8) {
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 29);
+    return pcm_hash_bytes(PCM_HASH_SEED, p, n);
 }
 
-static size_t first_slot(const pt_map *m, uint64_t hash)
+static void *map_zalloc(void *ctx, size_t n)
 {
-    return (size_t)((hash * 0x9E3779B97F4A7C15ull) >> 24) & (m->cap - 1);
+    (void)ctx;
+    return pt_xcalloc(1, n);
 }
 
-static int same_key(const pt_map_slot *s, uint64_t hash, const void *key, size_t len)
+static void map_release(void *ctx, void *p)
 {
-    if (s->hash != hash)
-        return 0;
-    if (!key)
-        return !s->key;
-    return s->key && s->key_len == len && memcmp(s->key, key, len) == 0;
+    (void)ctx;
+    free(p);
 }
 
-/* The slot holding the key, or the free slot where it would go. */
-static pt_map_slot *find(const pt_map *m, uint64_t hash, const void *key, size_t len)
-{
-    size_t i = first_slot(m, hash);
-    while (m->slots[i].value && !same_key(&m->slots[i], hash, key, len))
-        i = (i + 1) & (m->cap - 1);
-    return &m->slots[i];
-}
+static const pcm_map_alloc heap = { map_zalloc, map_release, NULL };
 
-static void grow(pt_map *m)
-{
-    pt_map old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->slots = pt_xcalloc(m->cap, sizeof(*m->slots));
-    for (size_t i = 0; i < old.cap; i++)
-        if (old.slots[i].value)
-            *find(m, old.slots[i].hash, old.slots[i].key, old.slots[i].key_len) = old.slots[i];
-    free(old.slots);
-}
-
+/* pt_xcalloc() never returns NULL, so neither does pcm_map_reserve(). */
 static pt_map_slot *put(pt_map *m, uint64_t hash, const void *key, size_t len, void *value)
 {
-    if ((m->len + 1) * 2 > m->cap)
-        grow(m);
-    pt_map_slot *s = find(m, hash, key, len);
-    if (!s->value) {
-        char *copy = NULL;
-        if (key) {
-            copy = pt_xmalloc(len + 1);
-            memcpy(copy, key, len);
-            copy[len] = '\0';
-        }
-        *s = (pt_map_slot){ .hash = hash, .key = copy, .key_len = len };
-        m->len++;
-    }
-    s->value = value;
-    return s;
-}
+    pt_map_slot *s = pcm_map_reserve(m, &heap, hash, key, len);
+    char *copy = NULL;
 
-static void *get(const pt_map *m, uint64_t hash, const void *key, size_t len)
-{
-    return m->cap ? find(m, hash, key, len)->value : NULL;
+    if (s->value) {
+        s->value = value;
+        return s;
+    }
+    if (key) {
+        copy = pt_xmalloc(len + 1);
+        memcpy(copy, key, len);
+        copy[len] = '\0';
+    }
+    pcm_map_fill(m, s, hash, copy, len, value);
+    return s;
 }
 
 void *pt_map_get(const pt_map *m, uint64_t key)
 {
-    return get(m, key, NULL, 0);
+    return pcm_map_get(m, key, NULL, 0);
 }
 
 void pt_map_put(pt_map *m, uint64_t key, void *value)
@@ -182,7 +146,7 @@ void pt_map_put(pt_map *m, uint64_t key, void *value)
 
 void *pt_map_get_bytes(const pt_map *m, const void *key, size_t len)
 {
-    return get(m, pt_hash_bytes(key, len), key, len);
+    return pcm_map_get(m, pt_hash_bytes(key, len), key, len);
 }
 
 const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value)
@@ -192,7 +156,7 @@ const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value
 
 void *pt_map_get_str(const pt_map *m, const char *key)
 {
-    return get(m, pt_hash_str(key), key, strlen(key));
+    return pcm_map_get(m, pt_hash_str(key), key, strlen(key));
 }
 
 const char *pt_map_put_str(pt_map *m, const char *key, void *value)
@@ -204,8 +168,7 @@ void pt_map_free(pt_map *m)
 {
     for (size_t i = 0; i < m->cap; i++)
         free((void *)m->slots[i].key);
-    free(m->slots);
-    memset(m, 0, sizeof(*m));
+    pcm_map_clear(m, &heap);
 }
 
 /* ---- numbers and times ----------------------------------------------------------------------------- */
@@ -237,11 +200,9 @@ const char *pt_fmt_time(int64_t ns, char *buf, size_t size)
 
 void pt_put_u64(FILE *out, uint64_t v)
 {
-    char buf[24], *p = buf + sizeof(buf);
-    do
-        *--p = (char)('0' + v % 10);
-    while ((v /= 10));
-    fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+    char buf[20];
+
+    fwrite(buf, 1, pcm_u64_text(buf, v), out);
 }
 
 void pt_put_i64(FILE *out, int64_t v)
@@ -256,38 +217,18 @@ void pt_put_i64(FILE *out, int64_t v)
 
 void pt_put_double(FILE *out, double v)
 {
-    if (!isfinite(v))
-        fputs("null", out);     /* JSON has no NaN or infinity */
-    else if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(int64_t)v)
-        pt_put_i64(out, (int64_t)v);    /* integral: exact, and 10x faster than printf */
-    else
-        fprintf(out, "%.17g", v);
+    char buf[PCM_JSON_NUMBER_MAX];
+
+    fwrite(buf, 1, pcm_json_number(buf, v, PCM_JSON_DOUBLE_DIGITS), out);
 }
 
-/* ---- escaped text ------------------------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s, or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 2 && s[0] < 0xC2)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
-        return 0;   /* overlong, or a UTF-16 surrogate */
-    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || s[0] > 0xF4 || (s[0] == 0xF4 && s[1] >= 0x90)))
-        return 0;
-    return n;
-}
+/* ---- escaped text: common/utf.c says what is UTF-8, common/json.c how JSON escapes --------------- */
 
 /* How the terminal text of the sequence at s is written: NULL when as it is (n bytes). */
 static const char *term_escape(const unsigned char *s, size_t *n, char *buf)
 {
     static const char *const named[32] = { ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r" };
-    *n = utf8_len(s);
+    *n = pcm_utf8_len(s);
     if (*n == 0) {
         *n = 1;     /* not UTF-8: the byte itself, as a number */
     } else if (*n == 1 && s[0] >= 0x20 && s[0] != 0x7F && s[0] != '\\') {
@@ -338,12 +279,21 @@ void pt_text_free(pt_text *t)
     memset(t, 0, sizeof(*t));
 }
 
+/* U+FFFD for a byte that is not UTF-8. */
+static void put_replacement(FILE *out)
+{
+    char u[4];
+
+    fwrite(u, 1, pcm_utf8_encode(PCM_REPLACEMENT_CHAR, u), out);
+}
+
 void pt_json_string(FILE *out, const char *str)
 {
     const unsigned char *s = (const unsigned char *)(str ? str : ""), *run = s;
+    char esc[PCM_JSON_ESCAPE_MAX];
     putc_unlocked('"', out);
     for (;;) {
-        size_t n = *s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\' ? 1 : *s >= 0x80 ? utf8_len(s) : 0;
+        size_t n = pcm_json_plain(*s) ? 1 : *s >= 0x80 ? pcm_utf8_len(s) : 0;
         if (n) {
             s += n;     /* safe bytes are written in runs: one fwrite per string, usually */
             continue;
@@ -351,14 +301,10 @@ void pt_json_string(FILE *out, const char *str)
         fwrite(run, 1, (size_t)(s - run), out);
         if (!*s)
             break;
-        if (*s == '"' || *s == '\\') {
-            putc_unlocked('\\', out);
-            putc_unlocked(*s, out);
-        } else if (*s < 0x20) {
-            fprintf(out, "\\u%04x", *s);
-        } else {
-            fputs("\xEF\xBF\xBD", out);
-        }
+        if (*s < 0x80)
+            fwrite(esc, 1, pcm_json_escape(*s, esc), out);
+        else
+            put_replacement(out);
         run = ++s;
     }
     putc_unlocked('"', out);
@@ -371,9 +317,9 @@ void pt_html_text(FILE *out, const char *str)
     };
     const unsigned char *s = (const unsigned char *)(str ? str : "");
     while (*s) {
-        size_t n = utf8_len(s);
+        size_t n = pcm_utf8_len(s);
         if (n == 0) {
-            fputs("\xEF\xBF\xBD", out);
+            put_replacement(out);
             s++;
         } else if (esc[*s]) {
             fputs(esc[*s++], out);

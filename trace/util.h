@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "map.h"
+#include "pcm_own.h"    /* PCM_OWN_EVENT("Stack"): the library's own events, named from its manifest */
+
 /* ---- memory: one policy ----------------------------------------------------------------------
  * palev-trace is a command, not a library a host links: when memory runs out, pt_x*() say
  * "palev-trace: error: out of memory" and exit with status 1. Every allocation in trace/ goes
@@ -23,23 +26,16 @@ char *pt_xstrndup(const char *s, size_t n);
 char *pt_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- the hash table ----------------------------------------------------------------------------
- * Open addressing, grows by doubling. A map is keyed one way, chosen by the calls used on it:
+ * common/map.h's table (open addressing, grows by doubling), its arrays on the heap. A map is
+ * keyed one way, chosen by the calls used on it:
  *   - integers (pt_map_get/put): ids, pointers, (trace, pid) pairs: the key is the identity;
  *   - byte strings (pt_map_get_bytes/put_bytes) and C strings (pt_map_get_str/put_str): hashed,
  *     and compared in full on lookup: two keys with the same hash stay two entries.
  * Values are non-NULL pointers (NULL means "absent"). The map copies byte and string keys; put
- * returns its copy, valid until pt_map_free(). Putting an existing key replaces its value. */
-typedef struct pt_map_slot {
-    uint64_t hash;              /* the integer key, or the hash of the key bytes */
-    const void *key;            /* the map's copy of the key bytes, or NULL for integer keys */
-    size_t key_len;
-    void *value;                /* NULL: the slot is free */
-} pt_map_slot;
-
-typedef struct pt_map {
-    pt_map_slot *slots;
-    size_t cap, len;
-} pt_map;
+ * returns its copy, valid until pt_map_free(). Putting an existing key replaces its value. A
+ * zeroed map is empty; its slots (hash, key, key_len, value) may be walked, value NULL when free. */
+typedef pcm_map_slot pt_map_slot;
+typedef pcm_map pt_map;
 
 void *pt_map_get(const pt_map *m, uint64_t key);
 void pt_map_put(pt_map *m, uint64_t key, void *value);
@@ -48,7 +44,7 @@ const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value
 void *pt_map_get_str(const pt_map *m, const char *key);
 const char *pt_map_put_str(pt_map *m, const char *key, void *value);
 void pt_map_free(pt_map *m);
-/* The hash of a string (FNV-1a, 64 bits) and of bytes. */
+/* The hash of a string (FNV-1a, 64 bits) and of bytes (common/hash.h). */
 uint64_t pt_hash_str(const char *s);
 uint64_t pt_hash_bytes(const void *p, size_t n);
 
@@ -57,8 +53,9 @@ uint64_t pt_hash_bytes(const void *p, size_t n);
 const char *pt_fmt_ns(double ns, char *buf, size_t size);
 /* "2026-11-25 17:08:47.462606733 UTC" */
 const char *pt_fmt_time(int64_t ns, char *buf, size_t size);
-/* Decimal numbers without printf (export writes millions of them); a double that is an integer
- * below 2^53 is written as one, others with 17 significant digits, NaN and infinities as null. */
+/* Decimal numbers without printf (export writes millions of them); a double as JSON by the
+ * project's one rule (common/json.h: 17 significant digits, an integer below 2^53 as one, NaN
+ * and infinities as null). */
 void pt_put_u64(FILE *out, uint64_t v);
 void pt_put_i64(FILE *out, int64_t v);
 void pt_put_double(FILE *out, double v);
@@ -78,7 +75,8 @@ typedef struct pt_text {
  * needs escaping (the usual case: no copy), else an escaped copy that t keeps. NULL gives "". */
 const char *pt_term(pt_text *t, const char *s);
 void pt_text_free(pt_text *t);
-/* Writes s as a JSON string (quotes included), invalid UTF-8 replaced by U+FFFD. */
+/* Writes s as a JSON string (quotes included), escaped as common/json.h says, invalid UTF-8
+ * replaced by U+FFFD. */
 void pt_json_string(FILE *out, const char *s);
 /* Writes s escaped for HTML text (invalid UTF-8 replaced by U+FFFD). */
 void pt_html_text(FILE *out, const char *s);

@@ -22,6 +22,9 @@ pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^u
 trace_sources="core.c index.c fields.c manifest.c util.c hist.c pair.c counters.c summary.c symbols.c stacks.c"
 # ... and its reading of perf's samples beside a trace
 perf_sources="samples.c cpu.c svg.c flame.c"
+# The internal library every part links, and its header of the library's own provider (generated
+# from manifest/eventsource.man by the script the CMake build runs).
+common_sources=$(cd "$top/common" && ls *.c)
 
 # sources and libraries of each target
 target_sources() {
@@ -34,6 +37,7 @@ target_sources() {
     *) for f in $pal_sources; do echo "$top/pal/$f"; done
        echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac
+    for f in $common_sources; do echo "$top/common/$f"; done
     echo "$top/tests/fuzz/$1.c"
 }
 target_libs() {
@@ -52,7 +56,7 @@ all_targets() {
 targets=${*:-$(all_targets)}
 flags=(-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=all -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter
-       -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace"
+       -I"$top/include" -I"$top/pal" -I"$top/generator" -I"$top/trace" -I"$top/common" -I"$out/gen"
        -DPALEV_FUZZ_TRACE_METADATA="\"$top/tests/fuzz/trace-metadata.tsdl\""
        -DPALEV_FUZZ_TRACE_MANIFEST="\"$top/tests/trace/golden.man\""
        -DPALEV_FUZZ_TRACE_STREAM="\"$top/tests/fuzz/corpus/fuzz_trace/golden-ch_0\""
@@ -68,12 +72,16 @@ if [ ! -x "$probe" ]; then
     rm -f "$probe.$$.c"
 fi
 
+cmake -DMANIFEST="$top/manifest/eventsource.man" -DHEADER="$out/gen/pcm_own.h" \
+    -P "$top/common/own_provider.cmake" || { echo "FAIL: cannot generate pcm_own.h"; exit 1; }
+
 status=0
 for t in $targets; do
     sources=$(target_sources "$t")
     stale=0
     [ -x "$out/$t" ] || stale=1
-    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h "$top"/trace/*.h; do
+    for s in $sources "$0" "$top"/pal/*.h "$top"/generator/*.h "$top"/include/*.h "$top"/trace/*.h \
+             "$top"/common/*.h "$out/gen/pcm_own.h"; do
         [ "$s" -nt "$out/$t" ] && stale=1
     done
     [ $stale = 0 ] && continue

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of palev-trace's services: the hash table keeps keys whose hashes collide apart,
- * terminal text is escaped, a command's own options and the shared ones are parsed from one
- * table each. */
+ * terminal text is escaped, JSON is written as libpaleventing writes it, a command's own options
+ * and the shared ones are parsed from one table each. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +87,26 @@ static void terminal_text_is_escaped(void **state)
     pt_text_free(&t);
 }
 
+/* JSON as libpaleventing writes it (common/json.c): named escapes for \n, \t, ...; -0 stays -0. */
+static void json_text_as_the_library_writes_it(void **state)
+{
+    static const double numbers[] = { 3, -0.0, 0.1, 1e300, INFINITY };
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    (void)state;
+    assert_non_null(f);
+    pt_json_string(f, "q\"b\\ \n\t\r\b\f\x01\x1f \xC3\xA9 \xFF");
+    for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+        fputc(' ', f);
+        pt_put_double(f, numbers[i]);
+    }
+    fclose(f);
+    assert_string_equal(text, "\"q\\\"b\\\\ \\n\\t\\r\\b\\f\\u0001\\u001f \xC3\xA9 \xEF\xBF\xBD\""
+                              " 3 -0 0.10000000000000001 1.0000000000000001e+300 null");
+    free(text);
+}
+
 /* ---- the command skeleton ----------------------------------------------------------------------- */
 
 static const pt_command cmd = { .name = "demo", .synopsis = "[--top N] -o FILE TRACE...",
@@ -158,6 +179,7 @@ int main(void)
         cmocka_unit_test(colliding_strings_stay_apart),
         cmocka_unit_test(many_keys_of_each_kind),
         cmocka_unit_test(terminal_text_is_escaped),
+        cmocka_unit_test(json_text_as_the_library_writes_it),
         cmocka_unit_test(options_from_two_tables),
         cmocka_unit_test(usage_errors),
     };
