@@ -2,6 +2,7 @@
 /* The checker: resolve every reference, derive names, and report all errors with their lines. */
 #include "model.h"
 #include "check.h"
+#include "lttng_names.h"
 #include "pcm_own.h"
 
 #include <ctype.h>
@@ -341,16 +342,6 @@ static int is_paleventing(const pg_provider *p)
            p->guid_d3 == PCM_OWN_GUID_D3 && memcmp(p->guid_d4, d4, 8) == 0;
 }
 
-/* LTTng-UST's own providers (lttng_ust_statedump, lttng_ust_dl, lttng_ust_libc, ...) and its
- * agents' (lttng_jul, lttng_log4j, lttng_python) begin with "lttng_": libpaleventing refuses to
- * register a provider named so (-EINVAL, palev__provider_reserved() in pal/dyndesc.c), so its
- * events would never record. The rule is the library's: the prefix exactly, case-sensitive. */
-#define LTTNG_RESERVED_PREFIX "lttng_"
-static int lttng_reserved(const char *lttng_name)
-{
-    return strncmp(lttng_name, LTTNG_RESERVED_PREFIX, strlen(LTTNG_RESERVED_PREFIX)) == 0;
-}
-
 static int same_guid(const pg_provider *a, const pg_provider *b)
 {
     return a->guid_ok && b->guid_ok && a->guid_d1 == b->guid_d1 && a->guid_d2 == b->guid_d2 &&
@@ -367,9 +358,9 @@ static void check_provider(pg_ctx *cx, const pg_manifest *m, pg_provider *p, con
     if (!pg_is_identifier(p->lttng_name) || strlen(p->lttng_name) > 200)
         pg_error(cx, p->name_loc, "provider name \"%s\" is not a usable LTTng provider name",
                  p->lttng_name);
-    else if (lttng_reserved(p->lttng_name))
+    else if (pcm_lttng_reserved(p->lttng_name))
         pg_error(cx, p->name_loc, "provider \"%s\" would be named \"%s\" in LTTng: names beginning "
-                 "with \"" LTTNG_RESERVED_PREFIX "\" are LTTng's own, and libpaleventing refuses to "
+                 "with \"" PCM_LTTNG_RESERVED_PREFIX "\" are LTTng's own, and libpaleventing refuses to "
                  "register them (use --provider-name)", p->name, p->lttng_name);
     if (p->guid && !(p->guid_ok = parse_guid(p)))
         pg_error(cx, p->guid_loc, "guid \"%s\" is not a GUID", p->guid);

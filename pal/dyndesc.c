@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dynamic.h"
+#include "lttng_names.h"
 
 #define K_HEX PALEV_FIELD_HEX
 #define K_ARRAY PALEV_FIELD_ARRAY
@@ -63,14 +64,11 @@ static int check_names(const char *provider, const char *name)
     return 0;
 }
 
-/* LTTng-UST's own providers (lttng_ust_statedump, lttng_ust_lib, lttng_ust_dl, lttng_ust_tracef,
- * lttng_ust_tracelog, lttng_ust_libc, lttng_ust_pthread, lttng_ust_cyg_profile...) and its
- * agents' (lttng_jul, lttng_log4j, lttng_log4j2, lttng_python) all begin with "lttng_": a
- * provider of ours named so would forge the tracer's events, which tools trust (the statedump
- * names every loaded module). Generated providers (provider.c) obey the same rule. */
+/* LTTng's own namespace (common/lttng_names.h): generated providers (provider.c) obey the same
+ * rule. */
 const char *palev__provider_reserved(const char *name)
 {
-    return strncmp(name, "lttng_", 6) == 0 ? "LTTng's own namespace (lttng_*)" : NULL;
+    return pcm_lttng_reserved(name) ? "LTTng's own namespace (" PCM_LTTNG_RESERVED_PREFIX "*)" : NULL;
 }
 
 int palev__dyn_check_provider(const char *provider)

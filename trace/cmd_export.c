@@ -237,7 +237,7 @@ static int declares_stacks(const pt_event *ev)
         const bt_stream_class *sc = bt_trace_class_borrow_stream_class_by_index_const(tc, i);
         for (uint64_t k = 0; k < bt_stream_class_get_event_class_count(sc); k++) {
             const char *name = bt_event_class_get_name(bt_stream_class_borrow_event_class_by_index_const(sc, k));
-            if (name && strcmp(name, "Paleventing:Stack") == 0)
+            if (name && strcmp(name, PCM_OWN_EVENT("Stack")) == 0)
                 return 1;
         }
     }
@@ -392,7 +392,7 @@ static void on_event(const pt_event *ev, void *data)
     x->last = ev->ts;
     pt_procs_event(&x->procs, ev);
     choose_target(x, ev);
-    if (strcmp(ev->cls->name, "Paleventing:Stack") == 0) {
+    if (strcmp(ev->cls->name, PCM_OWN_EVENT("Stack")) == 0) {
         x->rec = x->win;    /* a live trace's metadata may grow: from now on, at least */
         on_stack(x, ev);
         return;

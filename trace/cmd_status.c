@@ -113,7 +113,7 @@ static void on_event(const pt_event *ev, void *data)
         r->events++;
     else
         s->dropped++;
-    if (strcmp(ev->cls->name, "Paleventing:ProviderStatus") == 0)
+    if (strcmp(ev->cls->name, PCM_OWN_EVENT("ProviderStatus")) == 0)
         provider_status(s, p, ev);
 }
 

@@ -399,7 +399,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     c->event = colon ? colon + 1 : c->name;
     c->index = r->nclasses;
     c->man = pt__manifest_event(r->manifests, c->name);
-    c->is_eventsource = strcmp(c->name, "Paleventing:EventSource") == 0;
+    c->is_eventsource = strcmp(c->name, PCM_OWN_EVENT("EventSource")) == 0;
     set_role(r, c);
     r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
     r->classes[r->nclasses++] = c;

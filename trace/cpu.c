@@ -471,7 +471,7 @@ void pt_cpu_event(pt_cpu *c, const pt_event *ev)
             set_name(p->name, ev->procname);
     }
     const char *name = ev->cls->name;
-    if (name[0] == 'P' && (strcmp(name, "Paleventing:CodeLoad") == 0 || strcmp(name, "Paleventing:CodeUnload") == 0)) {
+    if ((strcmp(name, PCM_OWN_EVENT("CodeLoad")) == 0 || strcmp(name, PCM_OWN_EVENT("CodeUnload")) == 0)) {
         p->code = pt_xgrow(p->code, &p->cap_code, p->ncode + 1, sizeof(*p->code));
         p->code[p->ncode++] = ev->ts;
     }

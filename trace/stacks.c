@@ -116,7 +116,7 @@ static void on_stack(pt_stacks *s, const pt_event *ev)
 
 void pt_stacks_event(pt_stacks *s, const pt_event *ev)
 {
-    if (ev->cls->name[0] == 'P' && strcmp(ev->cls->name, "Paleventing:Stack") == 0)
+    if (strcmp(ev->cls->name, PCM_OWN_EVENT("Stack")) == 0)
         on_stack(s, ev);
     else
         pt_symbols_event(s->syms, ev);

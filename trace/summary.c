@@ -125,7 +125,7 @@ void pt_summary_event(pt_summary *s, const pt_event *ev)
     pt_procs_event(&s->procs, ev);
     if (ev->cls->is_eventsource)
         count_eventsource(s, ev);
-    else if (strcmp(ev->cls->name, "Paleventing:ProviderStatus") == 0)
+    else if (strcmp(ev->cls->name, PCM_OWN_EVENT("ProviderStatus")) == 0)
         provider_status(s, ev);
 }
 

@@ -201,7 +201,7 @@ static void add_build_id(proc *p, const pt_event *ev)
 void pt_symbols_event(pt_symbols *s, const pt_event *ev)
 {
     const char *name = ev->cls->name;
-    if (strncmp(name, "Paleventing:Code", 16) != 0 && strncmp(name, "lttng_ust_", 10) != 0)
+    if (strncmp(name, PCM_OWN_EVENT("Code"), sizeof(PCM_OWN_EVENT("Code")) - 1) != 0 && strncmp(name, "lttng_ust_", 10) != 0)
         return;
     uint64_t key = pt_process_key(ev);
     proc *p = proc_of(s, key);
@@ -209,12 +209,12 @@ void pt_symbols_event(pt_symbols *s, const pt_event *ev)
         p = pt_xcalloc(1, sizeof(*p));
         pt_map_put(&s->procs, key, p);
     }
-    if (strcmp(name, "Paleventing:CodeLoad") == 0) {
+    if (strcmp(name, PCM_OWN_EVENT("CodeLoad")) == 0) {
         add_range(p, ev, ev->ts);
         p->epoch++;
-    } else if (strcmp(name, "Paleventing:CodeRundown") == 0) {
+    } else if (strcmp(name, PCM_OWN_EVENT("CodeRundown")) == 0) {
         add_range(p, ev, INT64_MIN);
-    } else if (strcmp(name, "Paleventing:CodeUnload") == 0) {
+    } else if (strcmp(name, PCM_OWN_EVENT("CodeUnload")) == 0) {
         end_range(p, ev);
         p->epoch++;
     } else if (strcmp(name, "lttng_ust_statedump:bin_info") == 0) {
