@@ -8,7 +8,7 @@
 
 /* The inline rcu_dereference/rcu_assign_pointer (a load and a release store; small enough for
  * LGPL section 5), not liburcu's exported wrappers: nothing here needs a liburcu library (only
- * code.c's live set links liburcu-bp and liburcu-cds). */
+ * the code areas and their unwind table link liburcu-bp). */
 #define _LGPL_SOURCE
 #include <urcu/pointer.h>
 #include <urcu/system.h>

@@ -23,7 +23,11 @@ pal=()
 for f in "$top"/pal/*.c; do    # libunwind's module is a separate .so (pal/CMakeLists.txt)
     [ "$(basename "$f")" = unwind_module.c ] || pal+=("$f")
 done
-inc=(-I"$top/include" -I"$top/pal")
+pal+=("$top"/common/*.c)          # palev_common, linked into libpaleventing
+mkdir -p "$work/common" || palev_fail "cannot create $work/common"
+cmake -DMANIFEST="$top/manifest/eventsource.man" -DHEADER="$work/common/pcm_own.h" \
+    -P "$top/common/own_provider.cmake" || palev_fail "cannot generate pcm_own.h"
+inc=(-I"$top/include" -I"$top/pal" -I"$top/common" -I"$work/common")
 if [ -f "$top/pal/eventsource.c" ] && [ -f "$top/manifest/eventsource.man" ]; then
     "$gen" generate -o "$work/es" "$top/manifest/eventsource.man" || palev_fail "palev-gen (EventSource)"
     pal+=("$work/es/Paleventing-events.c")
@@ -40,7 +44,7 @@ for events in *-events.c; do
     $CC -std=c11 -O2 -fPIC -shared -I. -o "lib$p-lttng.so" "$p-probe.c" -llttng-ust ||
         palev_fail "$p: the probe provider does not build"
     $CC -std=c11 -Wall -Wextra -Werror "${san[@]}" -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY -I. \
-        "${inc[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${pal[@]}" -ljansson -lurcu-bp -lurcu-cds -ldl -lpthread ||
+        "${inc[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${pal[@]}" -ljansson -lurcu-bp -ldl -lpthread ||
         palev_fail "$p: the sanitized selftest does not build"
     session="palev-asan-$p-$$"
     palev_session_start "$session" "$work/trace-$p" "$p:*"
