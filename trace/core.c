@@ -287,9 +287,7 @@ void pt_close(pt_reader *r)
     }
     for (unsigned i = 0; i < r->ntasks; i++)
         free(r->tasks[i]);
-    for (size_t i = 0; i < r->entry_by_ec.cap; i++)
-        free(r->entry_by_ec.slots[i].value);
-    pt_map_free(&r->entry_by_ec);
+    pt_map_free_values(&r->entry_by_ec);
     pt_map_free(&r->dir_seen);
     pt_map_free(&r->manifest_dirs);
     bt_plugin_put_ref(r->ctf);
@@ -448,16 +446,6 @@ static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
     return t;
 }
 
-static int64_t member_index(const bt_field_class *st, const char *name)
-{
-    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (strcmp(bt_field_class_structure_member_get_name(
-                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
-            return (int64_t)i;
-    return -1;
-}
-
 /* The manifest must describe what the trace holds: a mismatch is said once per event name. */
 static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 {
@@ -491,9 +479,9 @@ static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *e
         const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
         e = pt_xcalloc(1, sizeof(*e));
         e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
-        e->ctx_vpid = member_index(ctx, "vpid");
-        e->ctx_vtid = member_index(ctx, "vtid");
-        e->ctx_procname = member_index(ctx, "procname");
+        e->ctx_vpid = pt__member_index(ctx, "vpid");
+        e->ctx_vtid = pt__member_index(ctx, "vtid");
+        e->ctx_procname = pt__member_index(ctx, "procname");
         e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
         pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
     }
@@ -862,6 +850,19 @@ int pt_verdict(pt_reader *r, int read_rc)
     if (read_rc || lost || lost_packets || r->nmissing || !events || pt_manifest_errors(r))
         return PT_EXIT_DATA;
     return PT_EXIT_OK;
+}
+
+int pt_read_print(const pt_input *in, const pt_sink *sink, int (*print)(pt_reader *r, void *data))
+{
+    pt_reader *r = NULL;
+    int rc = pt_read_all(in, sink, &r);
+    if (pt_ran(r)) {
+        int found = print(r, sink->data);
+        fflush(stdout);
+        rc = pt_verdict(r, rc ? rc : found);
+    }
+    pt_close(r);
+    return rc;
 }
 
 uint64_t pt_process_key(const pt_event *ev)

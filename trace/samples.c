@@ -35,16 +35,6 @@ const char *pt_sample_trace_path(const pt_reader *r, unsigned i)
     return pt__perf_dirs(r)[i];
 }
 
-static int64_t member(const bt_field_class *st, const char *name)
-{
-    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (strcmp(bt_field_class_structure_member_get_name(
-                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
-            return (int64_t)i;
-    return -1;
-}
-
 /* A sampling event: "cpu-clock", "cycles:ppp" (a name and perf's modifiers), not a tracepoint
  * ("subsystem:event") nor perf's "dummy". */
 static int is_cpu_event(const char *name)
@@ -64,10 +54,12 @@ static decoder *decoder_of(reading *rd, const bt_event_class *ec)
         const bt_field_class *p = bt_event_class_borrow_payload_field_class_const(ec);
         const char *name = bt_event_class_get_name(ec);
         d = pt_xcalloc(1, sizeof(*d));
-        *d = (decoder){ .kind = PT_SAMPLE_CPU, .ip = member(p, "perf_ip"), .tid = member(p, "perf_tid"),
-                        .pid = member(p, "perf_pid"), .period = member(p, "perf_period"),
-                        .chain = member(p, "perf_callchain"), .prev_state = member(p, "prev_state"),
-                        .prev_comm = member(p, "prev_comm") };
+        *d = (decoder){ .kind = PT_SAMPLE_CPU,
+                        .ip = pt__member_index(p, "perf_ip"), .tid = pt__member_index(p, "perf_tid"),
+                        .pid = pt__member_index(p, "perf_pid"), .period = pt__member_index(p, "perf_period"),
+                        .chain = pt__member_index(p, "perf_callchain"),
+                        .prev_state = pt__member_index(p, "prev_state"),
+                        .prev_comm = pt__member_index(p, "prev_comm") };
         if (name && strcmp(name, "sched:sched_switch") == 0)
             d->kind = PT_SAMPLE_SWITCH;
         d->period_ns = name && (strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0);
@@ -175,9 +167,7 @@ int pt_run_samples(pt_reader *r, const pt_perf_sink *sink)
         pt__bt_error(what);
         rc = PT_EXIT_DATA;
     }
-    for (size_t i = 0; i < rd.decoders.cap; i++)
-        free(rd.decoders.slots[i].value);
-    pt_map_free(&rd.decoders);
+    pt_map_free_values(&rd.decoders);
     free(rd.chain);
     return rc;
 }

@@ -171,6 +171,13 @@ void pt_map_free(pt_map *m)
     pcm_map_clear(m, &heap);
 }
 
+void pt_map_free_values(pt_map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].value);
+    pt_map_free(m);
+}
+
 /* ---- numbers and times ----------------------------------------------------------------------------- */
 
 const char *pt_fmt_ns(double ns, char *buf, size_t size)

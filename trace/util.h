@@ -44,6 +44,8 @@ const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value
 void *pt_map_get_str(const pt_map *m, const char *key);
 const char *pt_map_put_str(pt_map *m, const char *key, void *value);
 void pt_map_free(pt_map *m);
+/* pt_map_free() of a map that owns its values, each one malloc'd block: they are freed too. */
+void pt_map_free_values(pt_map *m);
 /* The hash of a string (FNV-1a, 64 bits) and of bytes (common/hash.h). */
 uint64_t pt_hash_str(const char *s);
 uint64_t pt_hash_bytes(const void *p, size_t n);
