@@ -12,7 +12,7 @@
 
 typedef struct counters_opts {
     pt_input in;
-    const char *format;
+    unsigned tsv;               /* --format text|tsv: the choice's index, 1 for tsv */
 } counters_opts;
 
 typedef struct series {
@@ -96,9 +96,11 @@ static void print_nonfinite(const counters *c, const char *const *names)
                    "min, mean, max and last)\n", names[i], (unsigned long long)c->list[i]->s.nonfinite);
 }
 
-static void print_all(counters *c)
+static int print_all(pt_reader *r, void *data)
 {
+    counters *c = data;
     pt_text t = { 0 };
+    (void)r;
     const char **names = pt_xcalloc(c->n, sizeof(*names));
     if (c->n)
         qsort(c->list, c->n, sizeof(*c->list), by_name);
@@ -118,51 +120,31 @@ static void print_all(counters *c)
         printf("(%llu samples of series beyond the first %d not kept)\n", (unsigned long long)c->dropped, MAX_SERIES);
     free(names);
     pt_text_free(&t);
+    return 0;
 }
 
-static int count(const counters_opts *o)
+static int count(const pt_input *in)
 {
-    counters c = { 0 };
-    pt_reader *r = NULL;
+    counters c = { .tsv = (int)((const counters_opts *)in)->tsv };
     pt_sink sink = { .event = on_event, .data = &c };
-    const char *format = o->format ? o->format : "text";
-    if (strcmp(format, "text") != 0 && strcmp(format, "tsv") != 0) {
-        fprintf(stderr, "palev-trace counters: --format is text or tsv, not \"%s\"\n", format);
-        return PT_EXIT_USAGE;
-    }
-    c.tsv = strcmp(format, "tsv") == 0;
-    int rc = pt_read_all(&o->in, &sink, &r);
-    if (pt_ran(r)) {
-        print_all(&c);
-        fflush(stdout);
-        rc = pt_verdict(r, rc);
-    }
+    int rc = pt_read_print(in, &sink, print_all);
     for (unsigned i = 0; i < c.n; i++) {
         free(c.list[i]->name);
         free(c.list[i]);
     }
     free(c.list);
     pt_map_free(&c.by_name);
-    pt_close(r);
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    counters_opts o = { 0 };
-    const pt_option options[] = {
-        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: full precision, for scripts", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = count(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(counters_opts, tsv), .choices = "text|tsv",
+      .arg = "text|tsv", .help = "tsv: full precision, for scripts" },
+    PT_OPTIONS_END,
+};
 
 const pt_command pt_cmd_counters = {
     .name = "counters", .synopsis = "[--format text|tsv] [options] TRACE...",
     .help = "counter series: min, mean, max, last, change per second",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(counters_opts), .run = count,
 };

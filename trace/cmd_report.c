@@ -623,8 +623,9 @@ static void watch_longest(report *rp)
     }
 }
 
-static int report_to(const report_opts *o)
+static int report_to(const pt_input *in)
 {
+    const report_opts *o = (const report_opts *)in;
     report rp = { .o = o, .stacks = pt_stacks_new(NULL) };
     pt_pair_ops ops = { .stop = on_stop, .data = &rp };
     pt_sink sink = { .event = on_event, .data = &rp };
@@ -659,24 +660,20 @@ static int report_to(const report_opts *o)
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    report_opts o = { .top = 10 };
-    const pt_option options[] = {
-        { "output", 'o', PT_OPT_STRING, &o.output, NULL, "FILE", "where to write the page", 1 },
-        { "by", 0, PT_OPT_STRING, &o.by, NULL, "FIELD", "split each task by this field of its Start (else Stop) event", 0 },
-        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N longest instances of each task (default 10, 0: none)", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = report_to(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "output", .letter = 'o', .type = PT_OPT_STRING, .at = offsetof(report_opts, output), .arg = "FILE",
+      .help = "where to write the page", .required = 1 },
+    { .name = "by", .type = PT_OPT_STRING, .at = offsetof(report_opts, by), .arg = "FIELD",
+      .help = "split each task by this field of its Start (else Stop) event" },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(report_opts, top), .arg = "N",
+      .help = "the N longest instances of each task (default 10, 0: none)" },
+    PT_OPTIONS_END,
+};
+
+static const report_opts defaults = { .top = 10 };
 
 const pt_command pt_cmd_report = {
     .name = "report", .synopsis = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
     .help = "one self-contained HTML page of charts and tables",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(report_opts), .defaults = &defaults, .run = report_to,
 };
