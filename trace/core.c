@@ -39,7 +39,7 @@ struct pt_reader {
     pt_class **classes;
     unsigned nclasses;
     pt_map class_by_name;       /* "Provider:Event" -> pt_class */
-    pt_map entry_by_ec;         /* bt_event_class * -> bt_entry */
+    pt_memo entry_by_ec;        /* bt_event_class * -> bt_entry */
     pt_map trace_by_bt;         /* bt_trace * -> pt_trace */
     pt_trace **traces;
     unsigned ntraces;
@@ -48,8 +48,6 @@ struct pt_reader {
     pt_map task_by_name;        /* task name -> its index + 1 */
     pt_manifests *manifests;    /* -m and TRACE/palev-manifests/, this reader's own */
     unsigned manifest_errors;
-    const bt_event_class *last_ec;
-    bt_entry *last_entry;
     const pt_sink *sink;
     int ran;                    /* the graph was set up and read (perhaps not to its end) */
 };
@@ -287,7 +285,7 @@ void pt_close(pt_reader *r)
     }
     for (unsigned i = 0; i < r->ntasks; i++)
         free(r->tasks[i]);
-    pt_map_free_values(&r->entry_by_ec);
+    pt_memo_free(&r->entry_by_ec);
     pt_map_free(&r->dir_seen);
     pt_map_free(&r->manifest_dirs);
     bt_plugin_put_ref(r->ctf);
@@ -471,23 +469,18 @@ static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *ev)
 {
     const bt_event_class *ec = bt_event_borrow_class_const(ev);
-    if (ec == r->last_ec)
-        return r->last_entry;
-    bt_entry *e = pt_map_get(&r->entry_by_ec, (uint64_t)(uintptr_t)ec);
-    if (!e) {
-        const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
-        const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-        e = pt_xcalloc(1, sizeof(*e));
-        e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
-        e->ctx_vpid = pt__member_index(ctx, "vpid");
-        e->ctx_vtid = pt__member_index(ctx, "vtid");
-        e->ctx_procname = pt__member_index(ctx, "procname");
-        e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
-        pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
-    }
-    r->last_ec = ec;
-    r->last_entry = e;
-    return e;
+    bt_entry *e = pt_memo_get(&r->entry_by_ec, ec);
+    if (e)
+        return e;
+    const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+    const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+    e = pt_xcalloc(1, sizeof(*e));
+    e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
+    e->ctx_vpid = pt__member_index(ctx, "vpid");
+    e->ctx_vtid = pt__member_index(ctx, "vtid");
+    e->ctx_procname = pt__member_index(ctx, "procname");
+    e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
+    return pt_memo_put(&r->entry_by_ec, ec, e);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */

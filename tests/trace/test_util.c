@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of palev-trace's services: the hash table keeps keys whose hashes collide apart,
- * terminal text is escaped, JSON is written as libpaleventing writes it, a command's own options
+ * a memo finds what it keeps, terminal text is escaped, JSON is written as libpaleventing writes it, a command's own options
  * and the shared ones are parsed from one table each. */
 #include <math.h>
 #include <setjmp.h>
@@ -105,6 +105,24 @@ static void json_text_as_the_library_writes_it(void **state)
     assert_string_equal(text, "\"q\\\"b\\\\ \\n\\t\\r\\b\\f\\u0001\\u001f \xC3\xA9 \xEF\xBF\xBD\""
                               " 3 -0 0.10000000000000001 1.0000000000000001e+300 null");
     free(text);
+}
+
+/* A memo finds each key's value, the last one asked for and any other, and owns the values. */
+static void memo_finds_and_owns(void **state)
+{
+    pt_memo m = { 0 };
+    int k[3] = { 0 };
+    (void)state;
+    assert_null(pt_memo_get(&m, &k[0]));
+    int *a = pt_memo_put(&m, &k[0], pt_xcalloc(1, sizeof(int)));
+    int *b = pt_memo_put(&m, &k[1], pt_xcalloc(1, sizeof(int)));
+    assert_ptr_equal(pt_memo_get(&m, &k[1]), b);    /* the last one */
+    assert_ptr_equal(pt_memo_get(&m, &k[0]), a);    /* another */
+    assert_ptr_equal(pt_memo_get(&m, &k[0]), a);
+    assert_null(pt_memo_get(&m, &k[2]));
+    assert_ptr_equal(pt_memo_get(&m, &k[1]), b);
+    pt_memo_free(&m);                               /* valgrind_trace / ASan: nothing leaks */
+    assert_null(pt_memo_get(&m, &k[0]));
 }
 
 /* ---- the command skeleton ----------------------------------------------------------------------- */
@@ -266,6 +284,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(colliding_strings_stay_apart),
         cmocka_unit_test(many_keys_of_each_kind),
+        cmocka_unit_test(memo_finds_and_owns),
         cmocka_unit_test(terminal_text_is_escaped),
         cmocka_unit_test(json_text_as_the_library_writes_it),
         cmocka_unit_test(options_from_two_tables),
