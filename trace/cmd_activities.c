@@ -40,8 +40,7 @@ static group *group_of(acts *a, unsigned task, int by)
     g->task = task;
     g->by = by;
     pt_map_put(&a->groups, key, g);
-    a->list = pt_xrealloc(a->list, (a->ngroups + 1) * sizeof(*a->list));
-    a->list[a->ngroups++] = g;
+    PT_APPEND(a->list, a->ngroups, g);
     return g;
 }
 

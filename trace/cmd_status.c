@@ -51,8 +51,7 @@ static proc_row *process_of(status_state *s, const pt_event *ev)
     p->vpid = ev->vpid;
     p->last = &p->providers;
     pt_map_put(&s->procs, key, p);
-    s->list = pt_xrealloc(s->list, (s->n + 1) * sizeof(*s->list));
-    s->list[s->n++] = p;
+    PT_APPEND(s->list, s->n, p);
     s->rows++;
     return p;
 }

@@ -55,8 +55,7 @@ static void on_value(const pt_sample *x, void *data)
         c = pt_xcalloc(1, sizeof(*c));
         c->name = pt_xstrdup(x->series);
         pt_map_put_str(&t->counter_by_name, x->series, c);
-        t->counters = pt_xrealloc(t->counters, (t->ncounters + 1) * sizeof(*t->counters));
-        t->counters[t->ncounters++] = c;
+        PT_APPEND(t->counters, t->ncounters, c);
     }
     c->value = x->value;
 }

@@ -397,8 +397,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     c->man = pt__manifest_event(r->manifests, c->name);
     c->is_eventsource = strcmp(c->name, PCM_OWN_EVENT("EventSource")) == 0;
     set_role(r, c);
-    r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
-    r->classes[r->nclasses++] = c;
+    PT_APPEND(r->classes, r->nclasses, c);
     pt_map_put_str(&r->class_by_name, name, c);
     return c;
 }
@@ -438,8 +437,7 @@ static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
     t->clock_offset = clock_offset(s);
     t->first_ts = 1;
     t->last_ts = 0;
-    r->traces = pt_xrealloc(r->traces, (r->ntraces + 1) * sizeof(*r->traces));
-    r->traces[r->ntraces++] = t;
+    PT_APPEND(r->traces, r->ntraces, t);
     pt_map_put(&r->trace_by_bt, (uint64_t)(uintptr_t)bt, t);
     return t;
 }

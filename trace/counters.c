@@ -194,8 +194,7 @@ void pt_series_set_add(pt_series_set *set, const pt_sample *x, int64_t t0, int64
         s->name = pt_xstrdup(x->series);
         pt_series_init(&s->s, t0, set->width);
         pt_map_put_str(&set->by_name, x->series, s);
-        set->list = pt_xrealloc(set->list, (set->n + 1) * sizeof(*set->list));
-        set->list[set->n++] = s;
+        PT_APPEND(set->list, set->n, s);
     }
     pt_series_add(&s->s, ts, x->value);
 }

@@ -20,6 +20,13 @@ void *pt_xcalloc(size_t n, size_t size);
 void *pt_xrealloc(void *p, size_t size);
 /* n elements of size bytes, grown to hold at least need (doubling); returns the array. */
 void *pt_xgrow(void *p, size_t *cap, size_t need, size_t size);
+/* Appends item to the array list of n elements (list and n are evaluated more than once: plain
+ * members or variables). */
+#define PT_APPEND(list, n, item)                                                                   \
+    do {                                                                                           \
+        (list) = pt_xrealloc((list), ((n) + 1) * sizeof(*(list)));                                 \
+        (list)[(n)++] = (item);                                                                    \
+    } while (0)
 char *pt_xstrdup(const char *s);
 char *pt_xstrndup(const char *s, size_t n);
 /* printf into a new string. */
