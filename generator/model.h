@@ -79,10 +79,12 @@ static inline uint32_t pg_fnv1a(const void *data, size_t len)
     return pcm_fnv1a32(data, len);
 }
 
-/* Diagnostics: "file:line: error: message" (no line: "file: error: message"). Errors are counted,
- * never fatal at first sight. */
-void pg_error(pg_ctx *cx, pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void pg_warning(pg_ctx *cx, pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Diagnostics: "file:line: error: message" (no line: "file: error: message"), or "warning:".
+ * Both are counted; errors are never fatal at first sight. pg_error() and pg_warning() say it. */
+typedef enum pg_severity { PG_ERROR, PG_WARNING } pg_severity;
+void pg_diag(pg_ctx *cx, pg_severity sev, pg_loc loc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define pg_error(cx, loc, ...) pg_diag(cx, PG_ERROR, loc, __VA_ARGS__)
+#define pg_warning(cx, loc, ...) pg_diag(cx, PG_WARNING, loc, __VA_ARGS__)
 /* The errors reported in cx since pg_ctx_init(). */
 unsigned pg_error_count(const pg_ctx *cx);
 

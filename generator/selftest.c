@@ -485,24 +485,30 @@ static char *array(pg_ctx *cx, struct gen *g, const pg_field *f)
 static char *struct_value(pg_ctx *cx, struct gen *g, const pg_field *s, int by_value);
 static char *struct_array(pg_ctx *cx, struct gen *g, const pg_field *s);
 
+/* The C expression of a field's sample, and of its length when it is counted (len NULL
+ * otherwise): a struct member's (in_struct) or an event argument's. */
+static struct value field_value(pg_ctx *cx, struct gen *g, const pg_field *f, int in_struct)
+{
+    if (f->is_struct && f->count.present)
+        return (struct value){ struct_array(cx, g, f), NULL };
+    if (f->is_struct)
+        return (struct value){ struct_value(cx, g, f, in_struct), NULL };
+    if (f->count.present)
+        return (struct value){ array(cx, g, f), NULL };
+    return scalar(cx, g, f, in_struct);
+}
+
 /* Initializers of the members of one struct held by value or pointed to. */
 static void member_inits(pg_ctx *cx, struct gen *g, const pg_field *s, pg_buf *init)
 {
     PG_VEC_EACH(const pg_field, m, s->members) {
-        pg_buf_printf(cx, init, "%s.%s = ", init->len ? ", " : "", m->cname);
-        if (m->is_struct && m->count.present) {
-            pg_buf_puts(cx, init, struct_array(cx, g, m));
-        } else if (m->is_struct) {
-            pg_buf_puts(cx, init, struct_value(cx, g, m, 1));
-        } else if (m->count.present) {
-            pg_buf_puts(cx, init, array(cx, g, m));
-        } else {
-            struct value v = scalar(cx, g, m, 1);
+        struct value v;
 
-            pg_buf_puts(cx, init, v.c);
-            if (v.len)
-                pg_buf_printf(cx, init, ", .%s = %s", m->len_cname, v.len);
-        }
+        pg_buf_printf(cx, init, "%s.%s = ", init->len ? ", " : "", m->cname);
+        v = field_value(cx, g, m, 1);
+        pg_buf_puts(cx, init, v.c);
+        if (v.len)
+            pg_buf_printf(cx, init, ", .%s = %s", m->len_cname, v.len);
     }
 }
 
@@ -598,19 +604,11 @@ static char *struct_array(pg_ctx *cx, struct gen *g, const pg_field *s)
 static void event_args(pg_ctx *cx, struct gen *g)
 {
     PG_VEC_EACH(const pg_field, f, g->t->fields) {
-        if (f->is_struct && f->count.present) {
-            arg(cx, g, struct_array(cx, g, f));
-        } else if (f->is_struct) {
-            arg(cx, g, struct_value(cx, g, f, 0));
-        } else if (f->count.present) {
-            arg(cx, g, array(cx, g, f));
-        } else {
-            struct value v = scalar(cx, g, f, 0);
+        struct value v = field_value(cx, g, f, 0);
 
-            arg(cx, g, v.c);
-            if (v.len)
-                arg(cx, g, v.len);
-        }
+        arg(cx, g, v.c);
+        if (v.len)
+            arg(cx, g, v.len);
     }
 }
 

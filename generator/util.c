@@ -208,43 +208,30 @@ static void terminal_safe(char *s)
             *s = '?';
 }
 
-static void __attribute__((format(printf, 4, 0)))
-diag(pg_ctx *cx, pg_loc loc, const char *kind, const char *fmt, va_list ap)
+void pg_diag(pg_ctx *cx, pg_severity sev, pg_loc loc, const char *fmt, ...)
 {
+    const char *kind = sev == PG_ERROR ? "error" : "warning";
     pg_buf line = { 0 };
+    va_list ap;
 
+    if (sev == PG_ERROR)
+        cx->errors++;
+    else
+        cx->warnings++;
     if (cx->quiet)
         return;
     if (loc.line)
         pg_buf_printf(cx, &line, "%s:%u: %s: ", loc.file, loc.line, kind);
     else
         pg_buf_printf(cx, &line, "%s: %s: ", loc.file, kind);
+    va_start(ap, fmt);
     pg_buf_vprintf(cx, &line, fmt, ap);
+    va_end(ap);
     terminal_safe(line.data);
     if (cx->sink)
         cx->sink(cx->sink_data, line.data);
     else
         fprintf(stderr, "%s\n", line.data);
-}
-
-void pg_error(pg_ctx *cx, pg_loc loc, const char *fmt, ...)
-{
-    va_list ap;
-
-    cx->errors++;
-    va_start(ap, fmt);
-    diag(cx, loc, "error", fmt, ap);
-    va_end(ap);
-}
-
-void pg_warning(pg_ctx *cx, pg_loc loc, const char *fmt, ...)
-{
-    va_list ap;
-
-    cx->warnings++;
-    va_start(ap, fmt);
-    diag(cx, loc, "warning", fmt, ap);
-    va_end(ap);
 }
 
 unsigned pg_error_count(const pg_ctx *cx)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Command lines: the options every command takes, a command's own table, --help from both. */
+/* Command lines: the options every command takes, a command's own table, --help from both; a
+ * command run from its table: parse, work, free. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,25 +8,21 @@
 #include "command.h"
 
 /* The options every command takes: all of them describe the inputs. A new one is a line here
- * and a member of pt_input. */
-static size_t input_options(pt_input *in, pt_option *out)
-{
-    const pt_option shared[] = {
-        { "manifest", 'm', PT_OPT_LIST, &in->manifests, &in->nmanifests, "FILE",
-          "a provider's manifest (repeatable); TRACE/palev-manifests/*.man are read without asking", 0 },
-        { "no-manifests", 0, PT_OPT_FLAG, &in->no_auto_manifests, NULL, NULL,
-          "ignore TRACE/palev-manifests/: work on event names and fields", 0 },
-        { "provider-name", 0, PT_OPT_LIST, &in->provider_names, &in->nprovider_names, "ETWNAME=LTTNGNAME",
-          "a provider built renamed (repeatable; palev-collect records them in "
-          "TRACE/palev-manifests/provider-names)", 0 },
-        { "pid", 0, PT_OPT_ID, &in->pid, NULL, "PID",
-          "only the events of the process(es) whose vpid is PID (the vpid context)", 0 },
-    };
-    memcpy(out, shared, sizeof(shared));
-    return sizeof(shared) / sizeof(shared[0]);
-}
-
-#define MAX_INPUT_OPTIONS 8
+ * and a member of pt_input (which begins every command's options struct: the offsets hold). */
+static const pt_option input_options[] = {
+    { .name = "manifest", .letter = 'm', .type = PT_OPT_LIST, .at = offsetof(pt_input, manifests),
+      .count_at = offsetof(pt_input, nmanifests), .arg = "FILE",
+      .help = "a provider's manifest (repeatable); TRACE/palev-manifests/*.man are read without asking" },
+    { .name = "no-manifests", .type = PT_OPT_FLAG, .at = offsetof(pt_input, no_auto_manifests),
+      .help = "ignore TRACE/palev-manifests/: work on event names and fields" },
+    { .name = "provider-name", .type = PT_OPT_LIST, .at = offsetof(pt_input, provider_names),
+      .count_at = offsetof(pt_input, nprovider_names), .arg = "ETWNAME=LTTNGNAME",
+      .help = "a provider built renamed (repeatable; palev-collect records them in "
+              "TRACE/palev-manifests/provider-names)" },
+    { .name = "pid", .type = PT_OPT_ID, .at = offsetof(pt_input, pid), .arg = "PID",
+      .help = "only the events of the process(es) whose vpid is PID (the vpid context)" },
+    PT_OPTIONS_END,
+};
 
 static size_t count_options(const pt_option *opts)
 {
@@ -77,30 +74,67 @@ static int parse_number(const char *s, unsigned long min, unsigned long max, uns
     return 0;
 }
 
-static int store(const pt_command *c, const pt_option *o, const char *arg)
+/* The index of arg among choices ("text|tsv"), or -1. */
+static int choice_index(const char *choices, const char *arg)
+{
+    size_t len = strlen(arg);
+    int i = 0;
+    for (const char *p = choices; *p; i++) {
+        size_t n = strcspn(p, "|");
+        if (n == len && strncmp(p, arg, n) == 0)
+            return i;
+        p += n + (p[n] == '|');
+    }
+    return -1;
+}
+
+/* "text or tsv", "a, b or c". */
+static void say_choices(FILE *out, const char *choices)
+{
+    for (const char *p = choices; *p;) {
+        size_t n = strcspn(p, "|");
+        const char *next = p + n + (p[n] == '|');
+        fprintf(out, "%.*s%s", (int)n, p, !*next ? "" : strchr(next, '|') ? ", " : " or ");
+        p = next;
+    }
+}
+
+static int store(const pt_command *c, const pt_option *o, const char *arg, pt_input *opts)
 {
     char name[64];
+    void *value = (char *)opts + o->at;
+    int i;
     switch (o->type) {
     case PT_OPT_FLAG:
-        *(int *)o->value = 1;
+        *(int *)value = 1;
         return 0;
     case PT_OPT_STRING:
-        *(const char **)o->value = arg;
+        *(const char **)value = arg;
         return 0;
     case PT_OPT_COUNT:
     case PT_OPT_ID:
-        if (o->type == PT_OPT_COUNT ? parse_number(arg, 0, 1000000, o->value) == 0
-                                    : parse_number(arg, 1, 4294967295ul, o->value) == 0)
+        if (o->type == PT_OPT_COUNT ? parse_number(arg, 0, 1000000, value) == 0
+                                    : parse_number(arg, 1, 4294967295ul, value) == 0)
             return 0;
         fprintf(stderr, "palev-trace %s: %s wants %s, not \"%s\"\n", c->name, spelled(o, name, sizeof(name)),
                 o->type == PT_OPT_COUNT ? "a count" : "a number above 0", arg);
         return -1;
     case PT_OPT_LIST: {
-        const char ***list = o->value;
-        *list = pt_xrealloc((void *)*list, (*o->count + 1) * sizeof(**list));
-        (*list)[(*o->count)++] = arg;
+        const char ***list = value;
+        unsigned *count = (unsigned *)((char *)opts + o->count_at);
+        *list = pt_xrealloc((void *)*list, (*count + 1) * sizeof(**list));
+        (*list)[(*count)++] = arg;
         return 0;
     }
+    case PT_OPT_CHOICE:
+        if ((i = choice_index(o->choices, arg)) >= 0) {
+            *(unsigned *)value = (unsigned)i;
+            return 0;
+        }
+        fprintf(stderr, "palev-trace %s: %s is ", c->name, spelled(o, name, sizeof(name)));
+        say_choices(stderr, o->choices);
+        fprintf(stderr, ", not \"%s\"\n", arg);
+        return -1;
     }
     return -1;
 }
@@ -165,13 +199,22 @@ static const pt_option *option_of(const pt_option *all, size_t n, int v, size_t 
     return NULL;
 }
 
-int pt_parse_args(const pt_command *c, const pt_option *opts, int argc, char **argv, pt_input *in)
+/* The options every command takes, then c's own: a new array (free it), n its length. */
+static pt_option *all_options(const pt_command *c, size_t *n)
 {
-    size_t own = count_options(opts), n;
-    pt_option *all = pt_xcalloc(MAX_INPUT_OPTIONS + own, sizeof(*all));
-    n = input_options(in, all);
-    memcpy(all + n, opts ? opts : all, own * sizeof(*all));
-    n += own;
+    size_t shared = count_options(input_options), own = count_options(c->options);
+    pt_option *all = pt_xcalloc(shared + own + 1, sizeof(*all));
+    memcpy(all, input_options, shared * sizeof(*all));
+    if (own)
+        memcpy(all + shared, c->options, own * sizeof(*all));
+    *n = shared + own;
+    return all;
+}
+
+int pt_parse_args(const pt_command *c, int argc, char **argv, pt_input *opts)
+{
+    size_t n;
+    pt_option *all = all_options(c, &n);
     struct option *longs = pt_xcalloc(n + 2, sizeof(*longs));
     char *shorts = pt_xcalloc(2 * n + 3, 1);
     unsigned char *seen = pt_xcalloc(n, 1);
@@ -189,18 +232,18 @@ int pt_parse_args(const pt_command *c, const pt_option *opts, int argc, char **a
             char letter[3] = { '-', (char)optopt, 0 };
             say_unknown(c, strncmp(typed, "--", 2) == 0 || !optopt ? typed : letter, v == ':');
             rc = PT_EXIT_USAGE;
-        } else if (!(o = option_of(all, n, v, &i)) || store(c, o, optarg))
+        } else if (!(o = option_of(all, n, v, &i)) || store(c, o, optarg, opts))
             rc = PT_EXIT_USAGE;
         else
             seen[i] = 1;
     }
-    in->paths = (const char **)argv + optind;
-    in->npaths = (unsigned)(argc - optind);
+    opts->paths = (const char **)argv + optind;
+    opts->npaths = (unsigned)(argc - optind);
     if (rc == PT_RUN && help) {
         usage(c, all, n, stdout);
         rc = PT_EXIT_OK;
-    } else if (rc == PT_RUN && (check_inputs(c, in) || check_required(c, all, n, seen) ||
-                                   pt_provider_names_check(c->name, in))) {
+    } else if (rc == PT_RUN && (check_inputs(c, opts) || check_required(c, all, n, seen) ||
+                                   pt_provider_names_check(c->name, opts))) {
         rc = PT_EXIT_USAGE;
     }
     if (rc == PT_EXIT_USAGE)
@@ -212,21 +255,36 @@ int pt_parse_args(const pt_command *c, const pt_option *opts, int argc, char **a
     return rc;
 }
 
-void pt_input_usage(FILE *out)
+void pt_options_free(const pt_command *c, pt_input *opts)
 {
-    pt_input in = { 0 };
-    pt_option all[MAX_INPUT_OPTIONS];
-    size_t n = input_options(&in, all);
+    size_t n;
+    pt_option *all = all_options(c, &n);
     for (size_t i = 0; i < n; i++)
-        option_usage(out, &all[i]);
+        if (all[i].type == PT_OPT_LIST) {
+            const char ***list = (const char ***)((char *)opts + all[i].at);
+            free((void *)*list);
+            *list = NULL;
+            *(unsigned *)((char *)opts + all[i].count_at) = 0;
+        }
+    free(all);
 }
 
-void pt_input_free(pt_input *in)
+int pt_command_main(const pt_command *c, int argc, char **argv)
 {
-    free((void *)in->manifests);
-    in->manifests = NULL;
-    in->nmanifests = 0;
-    free((void *)in->provider_names);
-    in->provider_names = NULL;
-    in->nprovider_names = 0;
+    size_t size = c->size ? c->size : sizeof(pt_input);
+    pt_input *opts = pt_xcalloc(1, size);
+    if (c->defaults)
+        memcpy(opts, c->defaults, size);
+    int rc = pt_parse_args(c, argc, argv, opts);
+    if (rc == PT_RUN)
+        rc = c->run(opts);
+    pt_options_free(c, opts);
+    free(opts);
+    return rc;
+}
+
+void pt_input_usage(FILE *out)
+{
+    for (const pt_option *o = input_options; o->name; o++)
+        option_usage(out, o);
 }

@@ -10,7 +10,7 @@ typedef struct acts_opts {
     pt_input in;
     const char *by;
     unsigned top;
-    const char *format;
+    unsigned tsv;               /* --format text|tsv: the choice's index, 1 for tsv */
 } acts_opts;
 
 typedef struct group {
@@ -40,8 +40,7 @@ static group *group_of(acts *a, unsigned task, int by)
     g->task = task;
     g->by = by;
     pt_map_put(&a->groups, key, g);
-    a->list = pt_xrealloc(a->list, (a->ngroups + 1) * sizeof(*a->list));
-    a->list[a->ngroups++] = g;
+    PT_APPEND(a->list, a->ngroups, g);
     return g;
 }
 
@@ -159,9 +158,11 @@ static int most_instances(const void *x, const void *y, void *arg)
     return (a < b) - (a > b);
 }
 
-static void print_all(acts *a, pt_reader *r)
+static int print_all(pt_reader *r, void *data)
 {
+    acts *a = data;
     int64_t t0 = 0, t1 = 0;
+    pt_pairer_finish(&a->pairer);
     pt_span(r, &t0, &t1);
     double span = (double)(t1 - t0);
     if (a->ngroups)
@@ -197,6 +198,7 @@ static void print_all(acts *a, pt_reader *r)
     for (unsigned k = 0; k < n; k++)
         print_top(a, r, order[k], t0);
     free(order);
+    return 0;
 }
 
 static void acts_free(acts *a)
@@ -213,49 +215,32 @@ static void acts_free(acts *a)
     pt_pairer_free(&a->pairer);
 }
 
-static int activities(const acts_opts *o)
+static int activities(const pt_input *in)
 {
-    acts a = { .o = o };
-    pt_reader *r = NULL;
+    const acts_opts *o = (const acts_opts *)in;
+    acts a = { .o = o, .tsv = (int)o->tsv };
     pt_pair_ops ops = { .stop = on_stop, .data = &a };
     pt_sink sink = { .event = on_event, .data = &a };
-    const char *format = o->format ? o->format : "text";
-    if (strcmp(format, "text") != 0 && strcmp(format, "tsv") != 0) {
-        fprintf(stderr, "palev-trace activities: --format is text or tsv, not \"%s\"\n", format);
-        return PT_EXIT_USAGE;
-    }
-    a.tsv = strcmp(format, "tsv") == 0;
     pt_pairer_init(&a.pairer, o->by, &ops);
-    int rc = pt_read_all(&o->in, &sink, &r);
-    if (pt_ran(r)) {
-        pt_pairer_finish(&a.pairer);
-        print_all(&a, r);
-        fflush(stdout);
-        rc = pt_verdict(r, rc);
-    }
+    int rc = pt_read_print(in, &sink, print_all);
     acts_free(&a);
-    pt_close(r);
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    acts_opts o = { .top = 10 };
-    const pt_option options[] = {
-        { "by", 0, PT_OPT_STRING, &o.by, NULL, "FIELD", "split each task by this field of its Start (else Stop) event", 0 },
-        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N longest instances of each task (default 10, 0: none)", 0 },
-        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: integer nanoseconds, for scripts", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = activities(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "by", .type = PT_OPT_STRING, .at = offsetof(acts_opts, by), .arg = "FIELD",
+      .help = "split each task by this field of its Start (else Stop) event" },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(acts_opts, top), .arg = "N",
+      .help = "the N longest instances of each task (default 10, 0: none)" },
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(acts_opts, tsv), .choices = "text|tsv",
+      .arg = "text|tsv", .help = "tsv: integer nanoseconds, for scripts" },
+    PT_OPTIONS_END,
+};
+
+static const acts_opts defaults = { .top = 10 };
 
 const pt_command pt_cmd_activities = {
     .name = "activities", .synopsis = "[--by FIELD] [--top N] [--format text|tsv] [options] TRACE...",
     .help = "Start/Stop durations per task: count, total, percentiles, the longest",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(acts_opts), .defaults = &defaults, .run = activities,
 };

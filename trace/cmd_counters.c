@@ -12,19 +12,11 @@
 
 typedef struct counters_opts {
     pt_input in;
-    const char *format;
+    unsigned tsv;               /* --format text|tsv: the choice's index, 1 for tsv */
 } counters_opts;
 
-typedef struct series {
-    char *name;
-    pt_series s;
-} series;
-
 typedef struct counters {
-    pt_map by_name;
-    series **list;
-    unsigned n;
-    uint64_t dropped;
+    pt_series_set set;
     int64_t now;
     int tsv;
 } counters;
@@ -32,20 +24,7 @@ typedef struct counters {
 static void on_value(const pt_sample *x, void *data)
 {
     counters *c = data;
-    series *s = pt_map_get_str(&c->by_name, x->series);
-    if (!s) {
-        if (c->n == MAX_SERIES) {
-            c->dropped++;
-            return;
-        }
-        s = pt_xcalloc(1, sizeof(*s));
-        s->name = pt_xstrdup(x->series);
-        pt_series_init(&s->s, c->now, 1000);
-        pt_map_put_str(&c->by_name, x->series, s);
-        c->list = pt_xrealloc(c->list, (c->n + 1) * sizeof(*c->list));
-        c->list[c->n++] = s;
-    }
-    pt_series_add(&s->s, c->now, x->value);
+    pt_series_set_add(&c->set, x, c->now, c->now);    /* a series' bins from its first sample */
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -57,7 +36,7 @@ static void on_event(const pt_event *ev, void *data)
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp((*(series *const *)a)->name, (*(series *const *)b)->name);
+    return strcmp((*(pt_named_series *const *)a)->name, (*(pt_named_series *const *)b)->name);
 }
 
 /* The text table's first column: as wide as the longest series name, 52 at least. */
@@ -90,79 +69,57 @@ static void print_row(const counters *c, const char *name, const pt_series *s, i
 /* Samples that are no number a series can hold: said per series, never dropped silently. */
 static void print_nonfinite(const counters *c, const char *const *names)
 {
-    for (unsigned i = 0; i < c->n && !c->tsv; i++)
-        if (c->list[i]->s.nonfinite)
+    for (unsigned i = 0; i < c->set.n && !c->tsv; i++)
+        if (c->set.list[i]->s.nonfinite)
             printf("(%s: %llu samples not finite (NaN, infinite, or beyond a double's range) left out of "
-                   "min, mean, max and last)\n", names[i], (unsigned long long)c->list[i]->s.nonfinite);
+                   "min, mean, max and last)\n", names[i], (unsigned long long)c->set.list[i]->s.nonfinite);
 }
 
-static void print_all(counters *c)
+static int print_all(pt_reader *r, void *data)
 {
+    counters *c = data;
+    const pt_series_set *set = &c->set;
     pt_text t = { 0 };
-    const char **names = pt_xcalloc(c->n, sizeof(*names));
-    if (c->n)
-        qsort(c->list, c->n, sizeof(*c->list), by_name);
-    for (unsigned i = 0; i < c->n; i++)
-        names[i] = pt_term(&t, c->list[i]->name);
-    int w = name_width(names, c->n);
+    (void)r;
+    const char **names = pt_xcalloc(set->n, sizeof(*names));
+    if (set->n)
+        qsort(set->list, set->n, sizeof(*set->list), by_name);
+    for (unsigned i = 0; i < set->n; i++)
+        names[i] = pt_term(&t, set->list[i]->name);
+    int w = name_width(names, set->n);
     if (c->tsv)
         puts("series\tsamples\tmin\tmean\tmax\tlast\trate_per_s\tnonfinite");
     else
         printf("%-*s %8s %12s %12s %12s %12s %12s\n", w, "series", "samples", "min", "mean", "max", "last", "change/s");
-    for (unsigned i = 0; i < c->n; i++)
-        print_row(c, names[i], &c->list[i]->s, w);
-    if (!c->n && !c->tsv)
+    for (unsigned i = 0; i < set->n; i++)
+        print_row(c, names[i], &set->list[i]->s, w);
+    if (!set->n && !c->tsv)
         puts("(no counter: no EventSource payload with numbers, no event whose fields are all numbers)");
     print_nonfinite(c, names);
-    if (c->dropped)
-        printf("(%llu samples of series beyond the first %d not kept)\n", (unsigned long long)c->dropped, MAX_SERIES);
+    if (set->dropped)
+        printf("(%llu samples of series beyond the first %d not kept)\n", (unsigned long long)set->dropped, MAX_SERIES);
     free(names);
     pt_text_free(&t);
+    return 0;
 }
 
-static int count(const counters_opts *o)
+static int count(const pt_input *in)
 {
-    counters c = { 0 };
-    pt_reader *r = NULL;
+    counters c = { .set = { .max = MAX_SERIES, .width = 1000 }, .tsv = (int)((const counters_opts *)in)->tsv };
     pt_sink sink = { .event = on_event, .data = &c };
-    const char *format = o->format ? o->format : "text";
-    if (strcmp(format, "text") != 0 && strcmp(format, "tsv") != 0) {
-        fprintf(stderr, "palev-trace counters: --format is text or tsv, not \"%s\"\n", format);
-        return PT_EXIT_USAGE;
-    }
-    c.tsv = strcmp(format, "tsv") == 0;
-    int rc = pt_read_all(&o->in, &sink, &r);
-    if (pt_ran(r)) {
-        print_all(&c);
-        fflush(stdout);
-        rc = pt_verdict(r, rc);
-    }
-    for (unsigned i = 0; i < c.n; i++) {
-        free(c.list[i]->name);
-        free(c.list[i]);
-    }
-    free(c.list);
-    pt_map_free(&c.by_name);
-    pt_close(r);
+    int rc = pt_read_print(in, &sink, print_all);
+    pt_series_set_free(&c.set);
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    counters_opts o = { 0 };
-    const pt_option options[] = {
-        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: full precision, for scripts", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = count(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(counters_opts, tsv), .choices = "text|tsv",
+      .arg = "text|tsv", .help = "tsv: full precision, for scripts" },
+    PT_OPTIONS_END,
+};
 
 const pt_command pt_cmd_counters = {
     .name = "counters", .synopsis = "[--format text|tsv] [options] TRACE...",
     .help = "counter series: min, mean, max, last, change per second",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(counters_opts), .run = count,
 };

@@ -311,37 +311,39 @@ static int check(const cpu_opts *o)
     return -1;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
+static int cpu_main(const pt_input *in)
 {
-    cpu_opts o = { .top = 20 };
-    const pt_option options[] = {
-        { "during", 0, PT_OPT_STRING, &o.during, NULL, "TASK",
-          "only the samples taken while an activity of TASK (as activities names it: Provider:Task) was "
-          "open in the sample's process", 0 },
-        { "outside", 0, PT_OPT_STRING, &o.outside, NULL, "TASK", "only the samples taken while none was", 0 },
-        { "where", 0, PT_OPT_LIST, &o.where, &o.nwhere, "FIELD=VALUE",
-          "only TASK's activities whose Start (else Stop) event has FIELD=VALUE (repeatable: all must hold)", 0 },
-        { "by", 0, PT_OPT_STRING, &o.by, NULL, "thread", "the functions of each thread", 0 },
-        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N functions with the most self time (default 20)", 0 },
-        { "folded", 0, PT_OPT_FLAG, &o.folded, NULL, NULL,
-          "every call path as \"process;...;leaf COUNT\" (flamegraph.pl, speedscope): samples, or "
-          "microseconds blocked", 0 },
-        { "off-cpu", 0, PT_OPT_FLAG, &o.off_cpu, NULL, NULL,
-          "where threads blocked (palev-collect --off-cpu), not where they ran", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = check(&o) ? PT_EXIT_USAGE : cpu(&o);
-    free((void *)o.where);
-    pt_input_free(&o.in);
-    return rc;
+    const cpu_opts *o = (const cpu_opts *)in;
+    return check(o) ? PT_EXIT_USAGE : cpu(o);
 }
+
+static const pt_option options[] = {
+    { .name = "during", .type = PT_OPT_STRING, .at = offsetof(cpu_opts, during), .arg = "TASK",
+      .help = "only the samples taken while an activity of TASK (as activities names it: Provider:Task) was "
+              "open in the sample's process" },
+    { .name = "outside", .type = PT_OPT_STRING, .at = offsetof(cpu_opts, outside), .arg = "TASK",
+      .help = "only the samples taken while none was" },
+    { .name = "where", .type = PT_OPT_LIST, .at = offsetof(cpu_opts, where), .count_at = offsetof(cpu_opts, nwhere),
+      .arg = "FIELD=VALUE",
+      .help = "only TASK's activities whose Start (else Stop) event has FIELD=VALUE (repeatable: all must hold)" },
+    { .name = "by", .type = PT_OPT_STRING, .at = offsetof(cpu_opts, by), .arg = "thread",
+      .help = "the functions of each thread" },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(cpu_opts, top), .arg = "N",
+      .help = "the N functions with the most self time (default 20)" },
+    { .name = "folded", .type = PT_OPT_FLAG, .at = offsetof(cpu_opts, folded),
+      .help = "every call path as \"process;...;leaf COUNT\" (flamegraph.pl, speedscope): samples, or "
+              "microseconds blocked" },
+    { .name = "off-cpu", .type = PT_OPT_FLAG, .at = offsetof(cpu_opts, off_cpu),
+      .help = "where threads blocked (palev-collect --off-cpu), not where they ran" },
+    PT_OPTIONS_END,
+};
+
+static const cpu_opts defaults = { .top = 20 };
 
 const pt_command pt_cmd_cpu = {
     .name = "cpu",
     .synopsis = "[--during TASK | --outside TASK] [--where FIELD=VALUE]... [--by thread] [--top N] [--folded] "
                 "[--off-cpu] [options] TRACE...",
     .help = "where the CPU time went (perf's samples, palev-collect --cpu): functions, self and total",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(cpu_opts), .defaults = &defaults, .run = cpu_main,
 };

@@ -23,7 +23,7 @@
 typedef struct export_opts {
     pt_input in;
     const char *output;
-    const char *format;
+    unsigned speedscope;        /* --format chrome|speedscope: the choice's index, 1 for speedscope */
     const char *event;
 } export_opts;
 
@@ -673,19 +673,14 @@ static int export_speedscope(const export_opts *o, pt_output *out, int *complete
 
 /* ---- the command --------------------------------------------------------------------------------------- */
 
-static int export_to(const export_opts *o)
+static int export_to(const pt_input *in)
 {
-    const char *format = o->format ? o->format : "chrome";
-    int speedscope = strcmp(format, "speedscope") == 0;
-    pt_output out;
-    if (!speedscope && strcmp(format, "chrome") != 0) {
-        fprintf(stderr, "palev-trace export: --format is chrome or speedscope, not \"%s\"\n", format);
-        return PT_EXIT_USAGE;
-    }
+    const export_opts *o = (const export_opts *)in;
     int complete = 0;
+    pt_output out;
     if (pt_output_open(&out, o->output))
         return PT_EXIT_DATA;
-    int rc = speedscope ? export_speedscope(o, &out, &complete) : export_chrome(o, &out, &complete);
+    int rc = o->speedscope ? export_speedscope(o, &out, &complete) : export_chrome(o, &out, &complete);
     /* What could be read, losses said: the file holds it. Nothing read: an old file stays. */
     if (!complete)
         pt_output_abort(&out);
@@ -694,24 +689,18 @@ static int export_to(const export_opts *o)
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    export_opts o = { 0 };
-    const pt_option options[] = {
-        { "output", 'o', PT_OPT_STRING, &o.output, NULL, "FILE", "where to write", 1 },
-        { "format", 0, PT_OPT_STRING, &o.format, NULL, "NAME", "chrome (the default) or speedscope", 0 },
-        { "event", 0, PT_OPT_STRING, &o.event, NULL, "NAME", "only this event's stacks (\"provider:event\" or \"event\")", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = export_to(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "output", .letter = 'o', .type = PT_OPT_STRING, .at = offsetof(export_opts, output), .arg = "FILE",
+      .help = "where to write", .required = 1 },
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(export_opts, speedscope),
+      .choices = "chrome|speedscope", .arg = "NAME", .help = "chrome (the default) or speedscope" },
+    { .name = "event", .type = PT_OPT_STRING, .at = offsetof(export_opts, event), .arg = "NAME",
+      .help = "only this event's stacks (\"provider:event\" or \"event\")" },
+    PT_OPTIONS_END,
+};
 
 const pt_command pt_cmd_export = {
     .name = "export", .synopsis = "[--format chrome|speedscope] [--event NAME] -o FILE [options] TRACE...",
     .help = "Trace Event Format JSON (Perfetto, chrome://tracing, speedscope); or speedscope's profiles",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(export_opts), .run = export_to,
 };

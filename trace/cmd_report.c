@@ -35,10 +35,6 @@ typedef struct task_stats {
     pt_hist *by;                /* per --by value, PT_BY_MAX of them */
 } task_stats;
 
-typedef struct counter {
-    char *name;
-    pt_series s;
-} counter;
 
 typedef struct report {
     const report_opts *o;
@@ -50,10 +46,7 @@ typedef struct report {
     task_stats *tasks;
     unsigned ntasks;
     pt_series events;
-    pt_map counter_by_name;
-    counter **counters;
-    unsigned ncounters;
-    uint64_t counters_dropped;
+    pt_series_set counters;
     int64_t t0, now;
     int started;
     FILE *out;
@@ -101,20 +94,7 @@ static void on_stop(pt_thread *th, unsigned pos, const pt_event *ev, void *data)
 static void counter_value(const pt_sample *x, void *data)
 {
     report *rp = data;
-    counter *c = pt_map_get_str(&rp->counter_by_name, x->series);
-    if (!c) {
-        if (rp->ncounters == MAX_SERIES) {
-            rp->counters_dropped++;
-            return;
-        }
-        c = pt_xcalloc(1, sizeof(*c));
-        c->name = pt_xstrdup(x->series);
-        pt_series_init(&c->s, rp->t0, SERIES_WIDTH0);
-        pt_map_put_str(&rp->counter_by_name, x->series, c);
-        rp->counters = pt_xrealloc(rp->counters, (rp->ncounters + 1) * sizeof(*rp->counters));
-        rp->counters[rp->ncounters++] = c;
-    }
-    pt_series_add(&c->s, rp->now, x->value);
+    pt_series_set_add(&rp->counters, x, rp->t0, rp->now);
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -395,13 +375,13 @@ static void eventsource_table(report *rp)
 
 static void counter_section(report *rp, int64_t t1)
 {
-    if (!rp->ncounters)
+    if (!rp->counters.n)
         return;
     fputs("<h2 id=\"counters\">Counters</h2>\n<div class=\"charts\">\n", rp->out);
-    for (unsigned i = 0; i < rp->ncounters; i++) {
-        const pt_series *s = &rp->counters[i]->s;
+    for (unsigned i = 0; i < rp->counters.n; i++) {
+        const pt_series *s = &rp->counters.list[i]->s;
         fputs("<div class=\"chart\"><p><b>", rp->out);
-        h(rp, rp->counters[i]->name);
+        h(rp, rp->counters.list[i]->name);
         if (s->n)
             fprintf(rp->out, "</b> &middot; min %.6g &middot; mean %.6g &middot; max %.6g &middot; last %.6g "
                     "&middot; %llu samples", s->vmin, pt_series_mean(s), s->vmax, s->vlast, (unsigned long long)s->n);
@@ -415,9 +395,9 @@ static void counter_section(report *rp, int64_t t1)
         fputs("</div>\n", rp->out);
     }
     fputs("</div>\n", rp->out);
-    if (rp->counters_dropped)
+    if (rp->counters.dropped)
         fprintf(rp->out, "<p>(%llu samples of series beyond the first %d not drawn)</p>\n",
-                (unsigned long long)rp->counters_dropped, MAX_SERIES);
+                (unsigned long long)rp->counters.dropped, MAX_SERIES);
 }
 
 /* ---- where the CPU went ----------------------------------------------------------------------- */
@@ -598,13 +578,8 @@ static void report_free(report *rp)
             pt_hist_free(&rp->tasks[i].by[b]);
         free(rp->tasks[i].by);
     }
-    for (unsigned i = 0; i < rp->ncounters; i++) {
-        free(rp->counters[i]->name);
-        free(rp->counters[i]);
-    }
     free(rp->tasks);
-    free(rp->counters);
-    pt_map_free(&rp->counter_by_name);
+    pt_series_set_free(&rp->counters);
     pt_summary_free(&rp->sum);
     pt_pairer_free(&rp->pairer);
     pt_stacks_free(rp->stacks);
@@ -623,9 +598,10 @@ static void watch_longest(report *rp)
     }
 }
 
-static int report_to(const report_opts *o)
+static int report_to(const pt_input *in)
 {
-    report rp = { .o = o, .stacks = pt_stacks_new(NULL) };
+    const report_opts *o = (const report_opts *)in;
+    report rp = { .o = o, .stacks = pt_stacks_new(NULL), .counters = { .max = MAX_SERIES, .width = SERIES_WIDTH0 } };
     pt_pair_ops ops = { .stop = on_stop, .data = &rp };
     pt_sink sink = { .event = on_event, .data = &rp };
     pt_output out;
@@ -659,24 +635,20 @@ static int report_to(const report_opts *o)
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    report_opts o = { .top = 10 };
-    const pt_option options[] = {
-        { "output", 'o', PT_OPT_STRING, &o.output, NULL, "FILE", "where to write the page", 1 },
-        { "by", 0, PT_OPT_STRING, &o.by, NULL, "FIELD", "split each task by this field of its Start (else Stop) event", 0 },
-        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N longest instances of each task (default 10, 0: none)", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = report_to(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "output", .letter = 'o', .type = PT_OPT_STRING, .at = offsetof(report_opts, output), .arg = "FILE",
+      .help = "where to write the page", .required = 1 },
+    { .name = "by", .type = PT_OPT_STRING, .at = offsetof(report_opts, by), .arg = "FIELD",
+      .help = "split each task by this field of its Start (else Stop) event" },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(report_opts, top), .arg = "N",
+      .help = "the N longest instances of each task (default 10, 0: none)" },
+    PT_OPTIONS_END,
+};
+
+static const report_opts defaults = { .top = 10 };
 
 const pt_command pt_cmd_report = {
     .name = "report", .synopsis = "-o FILE.html [--by FIELD] [--top N] [options] TRACE...",
     .help = "one self-contained HTML page of charts and tables",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(report_opts), .defaults = &defaults, .run = report_to,
 };

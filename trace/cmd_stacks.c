@@ -15,11 +15,6 @@ typedef struct stacks_opts {
     unsigned top;
 } stacks_opts;
 
-static void on_event(const pt_event *ev, void *data)
-{
-    pt_stacks_event(data, ev);
-}
-
 static void print_text(const pt_stacks *s, unsigned top)
 {
     pt_text t = { 0 };
@@ -67,52 +62,61 @@ static void print_folded(const pt_stacks *s)
     }
 }
 
-static int stacks(const stacks_opts *o)
+typedef struct stacks_run {
+    const stacks_opts *o;
+    pt_stacks *s;
+} stacks_run;
+
+static void on_event(const pt_event *ev, void *data)
 {
-    pt_stacks *s = pt_stacks_new(o->event);
-    pt_reader *r = NULL;
-    pt_sink sink = { .event = on_event, .data = s };
-    int rc = pt_read_all(&o->in, &sink, &r);
-    if (pt_ran(r)) {
-        pt_stacks_finish(s);
-        if (!pt_stacks_total(s)) {
-            pt_text t = { 0 };
-            fprintf(stderr, "palev-trace: %s: no Paleventing:Stack event%s%s (record them with "
-                    "`lttng enable-event -u Paleventing:Stack`)\n", pt_term(&t, o->in.paths[0]),
-                    o->event ? " for " : "", o->event ? pt_term(&t, o->event) : "");
-            pt_text_free(&t);
-            rc = PT_EXIT_DATA;
-        } else if (o->folded) {
-            print_folded(s);
-        } else {
-            print_text(s, o->top);
-        }
-        fflush(stdout);
-        rc = pt_verdict(r, rc);
+    pt_stacks_event(((stacks_run *)data)->s, ev);
+}
+
+static int print_all(pt_reader *r, void *data)
+{
+    const stacks_run *run = data;
+    (void)r;
+    pt_stacks_finish(run->s);
+    if (!pt_stacks_total(run->s)) {
+        const stacks_opts *o = run->o;
+        pt_text t = { 0 };
+        fprintf(stderr, "palev-trace: %s: no Paleventing:Stack event%s%s (record them with "
+                "`lttng enable-event -u Paleventing:Stack`)\n", pt_term(&t, o->in.paths[0]),
+                o->event ? " for " : "", o->event ? pt_term(&t, o->event) : "");
+        pt_text_free(&t);
+        return PT_EXIT_DATA;
     }
-    pt_stacks_free(s);
-    pt_close(r);
+    if (run->o->folded)
+        print_folded(run->s);
+    else
+        print_text(run->s, run->o->top);
+    return 0;
+}
+
+static int stacks(const pt_input *in)
+{
+    const stacks_opts *o = (const stacks_opts *)in;
+    stacks_run run = { .o = o, .s = pt_stacks_new(o->event) };
+    pt_sink sink = { .event = on_event, .data = &run };
+    int rc = pt_read_print(in, &sink, print_all);
+    pt_stacks_free(run.s);
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    stacks_opts o = { .top = 10 };
-    const pt_option options[] = {
-        { "event", 0, PT_OPT_STRING, &o.event, NULL, "NAME", "only this event's stacks (\"provider:event\" or \"event\")", 0 },
-        { "folded", 0, PT_OPT_FLAG, &o.folded, NULL, NULL, "folded lines (flamegraph.pl, speedscope), every stack", 0 },
-        { "top", 0, PT_OPT_COUNT, &o.top, NULL, "N", "the N most frequent stacks of each event (default 10)", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = stacks(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "event", .type = PT_OPT_STRING, .at = offsetof(stacks_opts, event), .arg = "NAME",
+      .help = "only this event's stacks (\"provider:event\" or \"event\")" },
+    { .name = "folded", .type = PT_OPT_FLAG, .at = offsetof(stacks_opts, folded),
+      .help = "folded lines (flamegraph.pl, speedscope), every stack" },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(stacks_opts, top), .arg = "N",
+      .help = "the N most frequent stacks of each event (default 10)" },
+    PT_OPTIONS_END,
+};
+
+static const stacks_opts defaults = { .top = 10 };
 
 const pt_command pt_cmd_stacks = {
     .name = "stacks", .synopsis = "[--event NAME] [--folded] [--top N] [options] TRACE...",
     .help = "the most frequent call stacks of each event, every frame named (Paleventing:Stack)",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(stacks_opts), .defaults = &defaults, .run = stacks,
 };

@@ -35,6 +35,7 @@ typedef struct status_state {
     unsigned n;
     unsigned rows;
     uint64_t dropped;           /* events of pairs beyond MAX_ROWS */
+    int tsv;
 } status_state;
 
 static proc_row *process_of(status_state *s, const pt_event *ev)
@@ -50,8 +51,7 @@ static proc_row *process_of(status_state *s, const pt_event *ev)
     p->vpid = ev->vpid;
     p->last = &p->providers;
     pt_map_put(&s->procs, key, p);
-    s->list = pt_xrealloc(s->list, (s->n + 1) * sizeof(*s->list));
-    s->list[s->n++] = p;
+    PT_APPEND(s->list, s->n, p);
     s->rows++;
     return p;
 }
@@ -134,26 +134,27 @@ static void put_vpid(const proc_row *p)
         printf("%lld", (long long)p->vpid);
 }
 
+/* A tsv row's kind and its process's columns: "KIND\thost\tpid\tprocname". */
+static void put_tsv_process(pt_text *t, const char *kind, const proc_row *p)
+{
+    printf("%s\t", kind);
+    put_field(t, p->trace->hostname);
+    putchar('\t');
+    put_vpid(p);
+    putchar('\t');
+    put_field(t, p->procname);
+}
+
 static void print_tsv(const status_state *s)
 {
     pt_text t = { 0 };
     puts("kind\thost\tpid\tprocname\tprovider\tstatus\tevents\treason");
     for (unsigned i = 0; i < s->n; i++) {
         const proc_row *p = s->list[i];
-        fputs("process\t", stdout);
-        put_field(&t, p->trace->hostname);
-        putchar('\t');
-        put_vpid(p);
-        putchar('\t');
-        put_field(&t, p->procname);
+        put_tsv_process(&t, "process", p);
         printf("\t-\t-\t%llu\t-\n", (unsigned long long)p->events);
         for (const prov_row *r = p->providers; r; r = r->next) {
-            fputs("provider\t", stdout);
-            put_field(&t, p->trace->hostname);
-            putchar('\t');
-            put_vpid(p);
-            putchar('\t');
-            put_field(&t, p->procname);
+            put_tsv_process(&t, "provider", p);
             putchar('\t');
             put_field(&t, r->provider);
             printf("\t%s\t%llu\t", status_name[r->status], (unsigned long long)r->events);
@@ -213,53 +214,43 @@ static void free_state(status_state *s)
 
 typedef struct status_opts {
     pt_input in;
-    const char *format;
+    unsigned tsv;               /* --format text|tsv: the choice's index, 1 for tsv */
 } status_opts;
 
-static int status(const status_opts *o)
+static int print_all(pt_reader *r, void *data)
 {
-    status_state s = { 0 };
-    pt_reader *r = NULL;
+    const status_state *s = data;
+    (void)r;
+    if (s->tsv)
+        print_tsv(s);
+    else
+        print_text(s);
+    if (s->dropped) {
+        fflush(stdout);     /* the warning after the table, where both go to one file */
+        fprintf(stderr, "palev-trace status: warning: %llu events of processes and providers beyond "
+                "the first %d rows not counted\n", (unsigned long long)s->dropped, MAX_ROWS);
+    }
+    return 0;
+}
+
+static int status(const pt_input *in)
+{
+    status_state s = { .tsv = (int)((const status_opts *)in)->tsv };
     pt_sink sink = { .event = on_event, .data = &s };
-    const char *format = o->format ? o->format : "text";
-    if (strcmp(format, "text") != 0 && strcmp(format, "tsv") != 0) {
-        fprintf(stderr, "palev-trace status: --format is text or tsv, not \"%s\"\n", format);
-        return PT_EXIT_USAGE;
-    }
-    int rc = pt_read_all(&o->in, &sink, &r);
-    if (pt_ran(r)) {
-        if (strcmp(format, "tsv") == 0)
-            print_tsv(&s);
-        else
-            print_text(&s);
-        fflush(stdout);
-        if (s.dropped)
-            fprintf(stderr, "palev-trace status: warning: %llu events of processes and providers beyond "
-                    "the first %d rows not counted\n", (unsigned long long)s.dropped, MAX_ROWS);
-        rc = pt_verdict(r, rc);
-    }
+    int rc = pt_read_print(in, &sink, print_all);
     free_state(&s);
-    pt_close(r);
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    status_opts o = { 0 };
-    const pt_option options[] = {
-        { "format", 0, PT_OPT_STRING, &o.format, NULL, "text|tsv", "tsv: one row per process and "
-          "per (process, provider), for scripts (palev-collect reads it)", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = status(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+static const pt_option options[] = {
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(status_opts, tsv), .choices = "text|tsv",
+      .arg = "text|tsv", .help = "tsv: one row per process and per (process, provider), for scripts "
+                                 "(palev-collect reads it)" },
+    PT_OPTIONS_END,
+};
 
 const pt_command pt_cmd_status = {
     .name = "status", .synopsis = "[--format text|tsv] [options] TRACE...",
     .help = "per process: events recorded, and what became of each provider (ProviderStatus)",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .options = options, .size = sizeof(status_opts), .run = status,
 };

@@ -185,43 +185,33 @@ static void print_not_loaded(const pt_summary *s)
     pt_text_free(&t);
 }
 
+static int print_all(pt_reader *r, void *data)
+{
+    pt_summary *s = data;
+    print_span(r);
+    print_hosts(r);
+    print_processes(s, r);
+    print_events(r);
+    print_eventsource(s);
+    print_not_loaded(s);
+    print_lost(r);
+    uint64_t dropped = s->dropped_rows + s->procs.dropped;
+    if (dropped)
+        printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)dropped, PT_MAX_ROWS);
+    return 0;
+}
+
 static int summarize(const pt_input *in)
 {
     pt_summary s = { 0 };
-    pt_reader *r = NULL;
     pt_sink sink = { .event = on_event, .data = &s };
-    int rc = pt_read_all(in, &sink, &r);
-    if (pt_ran(r)) {
-        print_span(r);
-        print_hosts(r);
-        print_processes(&s, r);
-        print_events(r);
-        print_eventsource(&s);
-        print_not_loaded(&s);
-        print_lost(r);
-        uint64_t dropped = s.dropped_rows + s.procs.dropped;
-        if (dropped)
-            printf("\n(%llu rows beyond %d per table not kept)\n", (unsigned long long)dropped, PT_MAX_ROWS);
-        fflush(stdout);
-        rc = pt_verdict(r, rc);
-    }
+    int rc = pt_read_print(in, &sink, print_all);
     pt_summary_free(&s);
-    pt_close(r);
-    return rc;
-}
-
-static int run(const pt_command *self, int argc, char **argv)
-{
-    pt_input in = { 0 };
-    int rc = pt_parse_args(self, NULL, argc, argv, &in);
-    if (rc == PT_RUN)
-        rc = summarize(&in);
-    pt_input_free(&in);
     return rc;
 }
 
 const pt_command pt_cmd_summary = {
     .name = "summary", .synopsis = "[options] TRACE...",
     .help = "span, hosts, processes, events and rates, EventSource names, losses",
-    .min_inputs = 1, .main = run,
+    .min_inputs = 1, .run = summarize,
 };

@@ -12,11 +12,6 @@
 
 #define ROWS 20
 
-typedef struct top_opts {
-    pt_input in;
-    unsigned seconds;           /* stop after this many seconds (0: when the session ends) */
-} top_opts;
-
 typedef struct last_value {
     char *name;
     double value;
@@ -60,8 +55,7 @@ static void on_value(const pt_sample *x, void *data)
         c = pt_xcalloc(1, sizeof(*c));
         c->name = pt_xstrdup(x->series);
         pt_map_put_str(&t->counter_by_name, x->series, c);
-        t->counters = pt_xrealloc(t->counters, (t->ncounters + 1) * sizeof(*t->counters));
-        t->counters[t->ncounters++] = c;
+        PT_APPEND(t->counters, t->ncounters, c);
     }
     c->value = x->value;
 }
@@ -175,15 +169,13 @@ static void top_free(top *t)
     pt_pairer_free(&t->pairer);
 }
 
-static int watch(const top_opts *o)
+static int watch(const pt_input *in)
 {
     top t = { .tty = isatty(STDOUT_FILENO) };
     pt_pair_ops ops = { .stop = on_stop, .data = &t };
     pt_sink sink = { .event = on_event, .tick = on_tick, .data = &t };
-    pt_input in = o->in;
-    in.live_seconds = o->seconds;
     pt_pairer_init(&t.pairer, NULL, &ops);
-    int rc = pt_read_all(&in, &sink, &t.r);
+    int rc = pt_read_all(in, &sink, &t.r);
     if (pt_ran(t.r))
         on_tick(&t);    /* what the last second brought */
     top_free(&t);
@@ -191,22 +183,15 @@ static int watch(const top_opts *o)
     return rc;
 }
 
-static int run(const pt_command *self, int argc, char **argv)
-{
-    top_opts o = { 0 };
-    const pt_option options[] = {
-        { "seconds", 0, PT_OPT_COUNT, &o.seconds, NULL, "N", "stop after N seconds (default: when the session ends)", 0 },
-        PT_OPTIONS_END,
-    };
-    int rc = pt_parse_args(self, options, argc, argv, &o.in);
-    if (rc == PT_RUN)
-        rc = watch(&o);
-    pt_input_free(&o.in);
-    return rc;
-}
+/* --seconds is the input's own limit: top's options are the inputs'. */
+static const pt_option options[] = {
+    { .name = "seconds", .type = PT_OPT_COUNT, .at = offsetof(pt_input, live_seconds), .arg = "N",
+      .help = "stop after N seconds (default: when the session ends)" },
+    PT_OPTIONS_END,
+};
 
 const pt_command pt_cmd_top = {
     .name = "top", .synopsis = "[--seconds N] [options] net://RELAYD[:PORT]/host/HOSTNAME/SESSION",
     .help = "a live view through lttng-relayd, refreshed every second",
-    .min_inputs = 1, .max_inputs = 1, .main = run,
+    .min_inputs = 1, .max_inputs = 1, .options = options, .run = watch,
 };

@@ -39,7 +39,7 @@ struct pt_reader {
     pt_class **classes;
     unsigned nclasses;
     pt_map class_by_name;       /* "Provider:Event" -> pt_class */
-    pt_map entry_by_ec;         /* bt_event_class * -> bt_entry */
+    pt_memo entry_by_ec;        /* bt_event_class * -> bt_entry */
     pt_map trace_by_bt;         /* bt_trace * -> pt_trace */
     pt_trace **traces;
     unsigned ntraces;
@@ -48,8 +48,6 @@ struct pt_reader {
     pt_map task_by_name;        /* task name -> its index + 1 */
     pt_manifests *manifests;    /* -m and TRACE/palev-manifests/, this reader's own */
     unsigned manifest_errors;
-    const bt_event_class *last_ec;
-    bt_entry *last_entry;
     const pt_sink *sink;
     int ran;                    /* the graph was set up and read (perhaps not to its end) */
 };
@@ -287,9 +285,7 @@ void pt_close(pt_reader *r)
     }
     for (unsigned i = 0; i < r->ntasks; i++)
         free(r->tasks[i]);
-    for (size_t i = 0; i < r->entry_by_ec.cap; i++)
-        free(r->entry_by_ec.slots[i].value);
-    pt_map_free(&r->entry_by_ec);
+    pt_memo_free(&r->entry_by_ec);
     pt_map_free(&r->dir_seen);
     pt_map_free(&r->manifest_dirs);
     bt_plugin_put_ref(r->ctf);
@@ -401,8 +397,7 @@ static pt_class *class_named(pt_reader *r, const char *name)
     c->man = pt__manifest_event(r->manifests, c->name);
     c->is_eventsource = strcmp(c->name, PCM_OWN_EVENT("EventSource")) == 0;
     set_role(r, c);
-    r->classes = pt_xrealloc(r->classes, (r->nclasses + 1) * sizeof(*r->classes));
-    r->classes[r->nclasses++] = c;
+    PT_APPEND(r->classes, r->nclasses, c);
     pt_map_put_str(&r->class_by_name, name, c);
     return c;
 }
@@ -442,20 +437,9 @@ static pt_trace *trace_of(pt_reader *r, const bt_stream *s)
     t->clock_offset = clock_offset(s);
     t->first_ts = 1;
     t->last_ts = 0;
-    r->traces = pt_xrealloc(r->traces, (r->ntraces + 1) * sizeof(*r->traces));
-    r->traces[r->ntraces++] = t;
+    PT_APPEND(r->traces, r->ntraces, t);
     pt_map_put(&r->trace_by_bt, (uint64_t)(uintptr_t)bt, t);
     return t;
-}
-
-static int64_t member_index(const bt_field_class *st, const char *name)
-{
-    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (strcmp(bt_field_class_structure_member_get_name(
-                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
-            return (int64_t)i;
-    return -1;
 }
 
 /* The manifest must describe what the trace holds: a mismatch is said once per event name. */
@@ -483,23 +467,18 @@ static void check_manifest(pt_reader *r, pt_class *c, const bt_event_class *ec)
 static bt_entry *entry_of(pt_reader *r, const bt_message *msg, const bt_event *ev)
 {
     const bt_event_class *ec = bt_event_borrow_class_const(ev);
-    if (ec == r->last_ec)
-        return r->last_entry;
-    bt_entry *e = pt_map_get(&r->entry_by_ec, (uint64_t)(uintptr_t)ec);
-    if (!e) {
-        const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
-        const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
-        e = pt_xcalloc(1, sizeof(*e));
-        e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
-        e->ctx_vpid = member_index(ctx, "vpid");
-        e->ctx_vtid = member_index(ctx, "vtid");
-        e->ctx_procname = member_index(ctx, "procname");
-        e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
-        pt_map_put(&r->entry_by_ec, (uint64_t)(uintptr_t)ec, e);
-    }
-    r->last_ec = ec;
-    r->last_entry = e;
-    return e;
+    bt_entry *e = pt_memo_get(&r->entry_by_ec, ec);
+    if (e)
+        return e;
+    const bt_stream_class *sc = bt_event_class_borrow_stream_class_const(ec);
+    const bt_field_class *ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+    e = pt_xcalloc(1, sizeof(*e));
+    e->trace = trace_of(r, bt_event_borrow_stream_const(ev));
+    e->ctx_vpid = pt__member_index(ctx, "vpid");
+    e->ctx_vtid = pt__member_index(ctx, "vtid");
+    e->ctx_procname = pt__member_index(ctx, "procname");
+    e->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
+    return pt_memo_put(&r->entry_by_ec, ec, e);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -862,6 +841,19 @@ int pt_verdict(pt_reader *r, int read_rc)
     if (read_rc || lost || lost_packets || r->nmissing || !events || pt_manifest_errors(r))
         return PT_EXIT_DATA;
     return PT_EXIT_OK;
+}
+
+int pt_read_print(const pt_input *in, const pt_sink *sink, int (*print)(pt_reader *r, void *data))
+{
+    pt_reader *r = NULL;
+    int rc = pt_read_all(in, sink, &r);
+    if (pt_ran(r)) {
+        int found = print(r, sink->data);
+        fflush(stdout);
+        rc = pt_verdict(r, rc ? rc : found);
+    }
+    pt_close(r);
+    return rc;
 }
 
 uint64_t pt_process_key(const pt_event *ev)

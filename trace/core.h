@@ -164,6 +164,10 @@ int pt_read_all(const pt_input *in, const pt_sink *sink, pt_reader **out);
 /* The exit status after a read: data problems (discarded events, packets missing from the
  * stream files, manifest errors, no events) are said on stderr once and give PT_EXIT_DATA. */
 int pt_verdict(pt_reader *r, int read_rc);
+/* A command that reads its whole input, then prints: pt_read_all() through sink; when the trace
+ * could be read, print(r, sink->data) (0, or PT_EXIT_DATA when what it found is wanting: said on
+ * stderr) and stdout flushed, then the verdict; the reader closed. Returns the exit status. */
+int pt_read_print(const pt_input *in, const pt_sink *sink, int (*print)(pt_reader *r, void *data));
 
 /* A process across the inputs: two hosts (or sessions) may reuse a pid, so the trace's index
  * goes above the vpid. */

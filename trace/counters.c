@@ -181,3 +181,31 @@ unsigned pt_counter_values(const pt_event *ev, pt_counter_fn fn, void *data)
         return eventsource(ev, fn, data);
     return 0;
 }
+
+void pt_series_set_add(pt_series_set *set, const pt_sample *x, int64_t t0, int64_t ts)
+{
+    pt_named_series *s = pt_map_get_str(&set->by_name, x->series);
+    if (!s) {
+        if (set->n == set->max) {
+            set->dropped++;
+            return;
+        }
+        s = pt_xcalloc(1, sizeof(*s));
+        s->name = pt_xstrdup(x->series);
+        pt_series_init(&s->s, t0, set->width);
+        pt_map_put_str(&set->by_name, x->series, s);
+        PT_APPEND(set->list, set->n, s);
+    }
+    pt_series_add(&s->s, ts, x->value);
+}
+
+void pt_series_set_free(pt_series_set *set)
+{
+    for (unsigned i = 0; i < set->n; i++) {
+        free(set->list[i]->name);
+        free(set->list[i]);
+    }
+    free(set->list);
+    pt_map_free(&set->by_name);
+    memset(set, 0, sizeof(*set));
+}

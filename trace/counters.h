@@ -14,6 +14,7 @@
 #define PALEV_TRACE_COUNTERS_H
 
 #include "core.h"
+#include "stats.h"
 
 typedef struct pt_sample {
     const char *series;         /* "event/field" */
@@ -26,5 +27,26 @@ typedef struct pt_sample {
 typedef void (*pt_counter_fn)(const pt_sample *s, void *data);
 /* Calls fn for each number of the event when it is a counter sample; returns how many. */
 unsigned pt_counter_values(const pt_event *ev, pt_counter_fn fn, void *data);
+
+/* Counter series by name, in the order first seen (counters and report keep them so): at most
+ * `max` of them; the samples of the others are counted in `dropped`, never kept. Set max and
+ * width (each series' first bin, pt_series_init), the rest zero. */
+typedef struct pt_named_series {
+    char *name;
+    pt_series s;
+} pt_named_series;
+
+typedef struct pt_series_set {
+    unsigned max;
+    int64_t width;
+    pt_map by_name;
+    pt_named_series **list;
+    unsigned n;
+    uint64_t dropped;
+} pt_series_set;
+
+/* Adds sample x, taken at ts, to its series: made on first sight, its bins from t0. */
+void pt_series_set_add(pt_series_set *set, const pt_sample *x, int64_t t0, int64_t ts);
+void pt_series_set_free(pt_series_set *set);
 
 #endif /* PALEV_TRACE_COUNTERS_H */

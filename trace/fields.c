@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "internal.h"
 
 const bt_field *pt_payload(const pt_event *ev)
 {
@@ -17,6 +17,16 @@ const bt_field *pt_member(const pt_event *ev, const char *name)
     const bt_field *p = pt_payload(ev);
     return p && bt_field_get_class_type(p) == BT_FIELD_CLASS_TYPE_STRUCTURE
          ? bt_field_structure_borrow_member_field_by_name_const(p, name) : NULL;
+}
+
+int64_t pt__member_index(const bt_field_class *st, const char *name)
+{
+    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
+    for (uint64_t i = 0; i < n; i++)
+        if (strcmp(bt_field_class_structure_member_get_name(
+                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
+            return (int64_t)i;
+    return -1;
 }
 
 static int field_u64(const bt_field *f, uint64_t *out)

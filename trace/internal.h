@@ -30,6 +30,10 @@ const char *pt__manifest_mismatch(pt_manifests *ms, const pg_event *e, const bt_
 unsigned pt__manifest_check_used(const pt_manifests *ms, int (*seen)(const char *provider, void *data),
                                  void *data);
 
+/* fields.c: the index of structure st's member name (st may be NULL), or -1: a field found by
+ * name once per event class, then by index in every event. */
+int64_t pt__member_index(const bt_field_class *st, const char *name);
+
 /* core.c: a babeltrace2 graph over dirs (src.ctf.fs each, or src.ctf.lttng-live), their
  * messages in time order through the muxer to message(). -1 when the graph could not be set up,
  * 1 when reading stopped early (the trace is damaged), 0 at its end; babeltrace2's reasons are

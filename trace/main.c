@@ -44,7 +44,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "palev-trace: unknown command \"%s\" (palev-trace --help lists them)\n", argv[1]);
             return PT_EXIT_USAGE;
         }
-        rc = c->main(c, argc - 1, argv + 1);
+        rc = pt_command_main(c, argc - 1, argv + 1);
     }
     if (pt_close_stdout() && rc == PT_EXIT_OK)
         rc = PT_EXIT_DATA;

@@ -134,8 +134,7 @@ static int load_one(pt_manifests *ms, const char *path, int is_explicit)
     }
     pg_vec_push(&ms->gen, &ms->all, m);
     if (is_explicit) {
-        ms->explicit_list = pt_xrealloc(ms->explicit_list, (ms->nexplicit + 1) * sizeof(*ms->explicit_list));
-        ms->explicit_list[ms->nexplicit++] = m;
+        PT_APPEND(ms->explicit_list, ms->nexplicit, m);
     }
     PG_VEC_EACH(pg_provider, p, m->providers) {
         uint64_t h = pt_hash_str(p->lttng_name);
@@ -167,8 +166,7 @@ static int load_dir(pt_manifests *ms, const char *dir)
     for (struct dirent *de; (de = readdir(d));) {
         size_t len = strlen(de->d_name);
         if (len > 4 && strcmp(de->d_name + len - 4, ".man") == 0) {
-            names = pt_xrealloc(names, (n + 1) * sizeof(*names));
-            names[n++] = pt_xstrdup(de->d_name);
+            PT_APPEND(names, n, pt_xstrdup(de->d_name));
         }
     }
     closedir(d);

@@ -26,8 +26,7 @@ static pt_thread *thread_of(pt_pairer *p, const pt_event *ev)
     th->vtid = ev->vtid;
     th->trace = ev->trace;
     pt_map_put(&p->threads, key, th);
-    p->all = pt_xrealloc(p->all, (p->nthreads + 1) * sizeof(*p->all));
-    p->all[p->nthreads++] = th;
+    PT_APPEND(p->all, p->nthreads, th);
     return th;
 }
 

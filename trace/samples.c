@@ -17,9 +17,7 @@ typedef struct decoder {
 typedef struct reading {
     const pt_perf_sink *sink;
     unsigned pid;               /* --pid: only this process's samples (0: all) */
-    pt_map decoders;            /* bt_event_class * -> decoder */
-    const bt_event_class *last_ec;
-    decoder *last;
+    pt_memo decoders;           /* bt_event_class * -> decoder */
     uint64_t *chain;            /* scratch: one sample's callchain */
     size_t cap;
     uint64_t samples;
@@ -35,16 +33,6 @@ const char *pt_sample_trace_path(const pt_reader *r, unsigned i)
     return pt__perf_dirs(r)[i];
 }
 
-static int64_t member(const bt_field_class *st, const char *name)
-{
-    uint64_t n = st ? bt_field_class_structure_get_member_count(st) : 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (strcmp(bt_field_class_structure_member_get_name(
-                bt_field_class_structure_borrow_member_by_index_const(st, i)), name) == 0)
-            return (int64_t)i;
-    return -1;
-}
-
 /* A sampling event: "cpu-clock", "cycles:ppp" (a name and perf's modifiers), not a tracepoint
  * ("subsystem:event") nor perf's "dummy". */
 static int is_cpu_event(const char *name)
@@ -57,27 +45,24 @@ static int is_cpu_event(const char *name)
 
 static decoder *decoder_of(reading *rd, const bt_event_class *ec)
 {
-    if (ec == rd->last_ec)
-        return rd->last;
-    decoder *d = pt_map_get(&rd->decoders, (uint64_t)(uintptr_t)ec);
-    if (!d) {
-        const bt_field_class *p = bt_event_class_borrow_payload_field_class_const(ec);
-        const char *name = bt_event_class_get_name(ec);
-        d = pt_xcalloc(1, sizeof(*d));
-        *d = (decoder){ .kind = PT_SAMPLE_CPU, .ip = member(p, "perf_ip"), .tid = member(p, "perf_tid"),
-                        .pid = member(p, "perf_pid"), .period = member(p, "perf_period"),
-                        .chain = member(p, "perf_callchain"), .prev_state = member(p, "prev_state"),
-                        .prev_comm = member(p, "prev_comm") };
-        if (name && strcmp(name, "sched:sched_switch") == 0)
-            d->kind = PT_SAMPLE_SWITCH;
-        d->period_ns = name && (strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0);
-        d->skip = !name || d->tid < 0 || d->pid < 0 ||
-                  (d->kind == PT_SAMPLE_SWITCH ? d->prev_state < 0 : d->period < 0 || !is_cpu_event(name));
-        pt_map_put(&rd->decoders, (uint64_t)(uintptr_t)ec, d);
-    }
-    rd->last_ec = ec;
-    rd->last = d;
-    return d;
+    decoder *d = pt_memo_get(&rd->decoders, ec);
+    if (d)
+        return d;
+    const bt_field_class *p = bt_event_class_borrow_payload_field_class_const(ec);
+    const char *name = bt_event_class_get_name(ec);
+    d = pt_xcalloc(1, sizeof(*d));
+    *d = (decoder){ .kind = PT_SAMPLE_CPU,
+                    .ip = pt__member_index(p, "perf_ip"), .tid = pt__member_index(p, "perf_tid"),
+                    .pid = pt__member_index(p, "perf_pid"), .period = pt__member_index(p, "perf_period"),
+                    .chain = pt__member_index(p, "perf_callchain"),
+                    .prev_state = pt__member_index(p, "prev_state"),
+                    .prev_comm = pt__member_index(p, "prev_comm") };
+    if (name && strcmp(name, "sched:sched_switch") == 0)
+        d->kind = PT_SAMPLE_SWITCH;
+    d->period_ns = name && (strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0);
+    d->skip = !name || d->tid < 0 || d->pid < 0 ||
+              (d->kind == PT_SAMPLE_SWITCH ? d->prev_state < 0 : d->period < 0 || !is_cpu_event(name));
+    return pt_memo_put(&rd->decoders, ec, d);
 }
 
 static int64_t int_at(const bt_field *payload, int64_t index)
@@ -175,9 +160,7 @@ int pt_run_samples(pt_reader *r, const pt_perf_sink *sink)
         pt__bt_error(what);
         rc = PT_EXIT_DATA;
     }
-    for (size_t i = 0; i < rd.decoders.cap; i++)
-        free(rd.decoders.slots[i].value);
-    pt_map_free(&rd.decoders);
+    pt_memo_free(&rd.decoders);
     free(rd.chain);
     return rc;
 }

@@ -54,11 +54,9 @@ void pt_stacks_free(pt_stacks *s)
         free(s->named[i]->frames);
         free(s->named[i]);
     }
-    for (size_t i = 0; i < s->events.cap; i++)
-        free(s->events.slots[i].value);
     pt_map_free(&s->raw_by_key);
     pt_map_free(&s->named_by_key);
-    pt_map_free(&s->events);
+    pt_map_free_values(&s->events);
     pt_symbols_free(s->syms);
     free(s->raws);
     free(s->named);

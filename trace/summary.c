@@ -38,8 +38,7 @@ pt_proc *pt_procs_event(pt_procs *ps, const pt_event *ev)
         p->vpid = ev->vpid;
         p->first = ev->ts;
         pt_map_put(&ps->by_key, key, p);
-        ps->list = pt_xrealloc(ps->list, (ps->n + 1) * sizeof(*ps->list));
-        ps->list[ps->n++] = p;
+        PT_APPEND(ps->list, ps->n, p);
     }
     if (ev->procname)
         count_name(p, ev);
@@ -93,8 +92,7 @@ static void count_eventsource(pt_summary *s, const pt_event *ev)
         e->source = pt_xstrdup(src);
         e->name = pt_xstrdup(name);
         pt_map_put_str(&s->es, key, e);
-        s->es_list = pt_xrealloc(s->es_list, (s->nes + 1) * sizeof(*s->es_list));
-        s->es_list[s->nes++] = e;
+        PT_APPEND(s->es_list, s->nes, e);
     }
     free(key);
     e->count++;

@@ -109,11 +109,9 @@ void pt_symbols_free(pt_symbols *s)
             free(((native_name_t *)s->native.slots[i].value)->name);
             free(s->native.slots[i].value);
         }
-    for (size_t i = 0; i < s->lined.cap; i++)
-        free(s->lined.slots[i].value);
     pt_map_free(&s->procs);
     pt_map_free(&s->native);
-    pt_map_free(&s->lined);
+    pt_map_free_values(&s->lined);
     free(s);
 }
 

@@ -171,6 +171,40 @@ void pt_map_free(pt_map *m)
     pcm_map_clear(m, &heap);
 }
 
+void pt_map_free_values(pt_map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].value);
+    pt_map_free(m);
+}
+
+void *pt_memo_get(pt_memo *m, const void *key)
+{
+    if (key == m->last_key && m->last)
+        return m->last;
+    void *v = pt_map_get(&m->map, (uint64_t)(uintptr_t)key);
+    if (v) {
+        m->last_key = key;
+        m->last = v;
+    }
+    return v;
+}
+
+void *pt_memo_put(pt_memo *m, const void *key, void *value)
+{
+    pt_map_put(&m->map, (uint64_t)(uintptr_t)key, value);
+    m->last_key = key;
+    m->last = value;
+    return value;
+}
+
+void pt_memo_free(pt_memo *m)
+{
+    pt_map_free_values(&m->map);
+    m->last_key = NULL;
+    m->last = NULL;
+}
+
 /* ---- numbers and times ----------------------------------------------------------------------------- */
 
 const char *pt_fmt_ns(double ns, char *buf, size_t size)

@@ -20,6 +20,13 @@ void *pt_xcalloc(size_t n, size_t size);
 void *pt_xrealloc(void *p, size_t size);
 /* n elements of size bytes, grown to hold at least need (doubling); returns the array. */
 void *pt_xgrow(void *p, size_t *cap, size_t need, size_t size);
+/* Appends item to the array list of n elements (list and n are evaluated more than once: plain
+ * members or variables). */
+#define PT_APPEND(list, n, item)                                                                   \
+    do {                                                                                           \
+        (list) = pt_xrealloc((list), ((n) + 1) * sizeof(*(list)));                                 \
+        (list)[(n)++] = (item);                                                                    \
+    } while (0)
 char *pt_xstrdup(const char *s);
 char *pt_xstrndup(const char *s, size_t n);
 /* printf into a new string. */
@@ -44,6 +51,20 @@ const void *pt_map_put_bytes(pt_map *m, const void *key, size_t len, void *value
 void *pt_map_get_str(const pt_map *m, const char *key);
 const char *pt_map_put_str(pt_map *m, const char *key, void *value);
 void pt_map_free(pt_map *m);
+/* pt_map_free() of a map that owns its values, each one malloc'd block: they are freed too. */
+void pt_map_free_values(pt_map *m);
+/* What is worked out once per pointer key (an event class): found again through the map, or by
+ * one compare when it is the one last asked for. It owns its values (each one malloc'd block). */
+typedef struct pt_memo {
+    pt_map map;
+    const void *last_key;
+    void *last;
+} pt_memo;
+/* The value of key, or NULL: then work it out and pt_memo_put() it. */
+void *pt_memo_get(pt_memo *m, const void *key);
+/* Keeps value (taken over) for key; returns it. */
+void *pt_memo_put(pt_memo *m, const void *key, void *value);
+void pt_memo_free(pt_memo *m);
 /* The hash of a string (FNV-1a, 64 bits) and of bytes (common/hash.h). */
 uint64_t pt_hash_str(const char *s);
 uint64_t pt_hash_bytes(const void *p, size_t n);

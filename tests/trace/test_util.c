@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of palev-trace's services: the hash table keeps keys whose hashes collide apart,
- * terminal text is escaped, JSON is written as libpaleventing writes it, a command's own options
+ * a memo finds what it keeps, terminal text is escaped, JSON is written as libpaleventing writes it, a command's own options
  * and the shared ones are parsed from one table each. */
 #include <math.h>
 #include <setjmp.h>
@@ -107,32 +107,82 @@ static void json_text_as_the_library_writes_it(void **state)
     free(text);
 }
 
-/* ---- the command skeleton ----------------------------------------------------------------------- */
+/* A memo finds each key's value, the last one asked for and any other, and owns the values. */
+static void memo_finds_and_owns(void **state)
+{
+    pt_memo m = { 0 };
+    int k[3] = { 0 };
+    (void)state;
+    assert_null(pt_memo_get(&m, &k[0]));
+    int *a = pt_memo_put(&m, &k[0], pt_xcalloc(1, sizeof(int)));
+    int *b = pt_memo_put(&m, &k[1], pt_xcalloc(1, sizeof(int)));
+    assert_ptr_equal(pt_memo_get(&m, &k[1]), b);    /* the last one */
+    assert_ptr_equal(pt_memo_get(&m, &k[0]), a);    /* another */
+    assert_ptr_equal(pt_memo_get(&m, &k[0]), a);
+    assert_null(pt_memo_get(&m, &k[2]));
+    assert_ptr_equal(pt_memo_get(&m, &k[1]), b);
+    pt_memo_free(&m);                               /* valgrind_trace / ASan: nothing leaks */
+    assert_null(pt_memo_get(&m, &k[0]));
+}
 
-static const pt_command cmd = { .name = "demo", .synopsis = "[--top N] -o FILE TRACE...",
-                                .help = "a command for the test", .min_inputs = 1 };
+/* ---- the command skeleton ----------------------------------------------------------------------- */
 
 typedef struct demo_opts {
     pt_input in;
     const char *output;
     unsigned top;
     int folded;
+    unsigned format;
+    const char **where;
+    unsigned nwhere;
 } demo_opts;
+
+static const pt_option demo_options[] = {
+    { .name = "output", .letter = 'o', .type = PT_OPT_STRING, .at = offsetof(demo_opts, output), .arg = "FILE",
+      .help = "where", .required = 1 },
+    { .name = "top", .type = PT_OPT_COUNT, .at = offsetof(demo_opts, top), .arg = "N", .help = "how many" },
+    { .name = "folded", .type = PT_OPT_FLAG, .at = offsetof(demo_opts, folded), .help = "folded" },
+    { .name = "format", .type = PT_OPT_CHOICE, .at = offsetof(demo_opts, format), .choices = "text|tsv|json",
+      .arg = "NAME", .help = "how" },
+    { .name = "where", .type = PT_OPT_LIST, .at = offsetof(demo_opts, where), .count_at = offsetof(demo_opts, nwhere),
+      .arg = "F=V", .help = "which" },
+    PT_OPTIONS_END,
+};
+
+static const demo_opts demo_defaults = { .top = 10 };
+
+/* What pt_command_main() handed the worker, copied out (the struct is freed after the run). */
+static demo_opts seen;
+static const char *seen_where[4];
+
+static int demo_run(const pt_input *in)
+{
+    const demo_opts *o = (const demo_opts *)in;
+    seen = *o;
+    for (unsigned i = 0; i < o->nwhere && i < 4; i++)
+        seen_where[i] = o->where[i];
+    return 42;
+}
+
+static const pt_command cmd = { .name = "demo", .synopsis = "[--top N] -o FILE TRACE...",
+                                .help = "a command for the test", .min_inputs = 1,
+                                .options = demo_options, .size = sizeof(demo_opts),
+                                .defaults = &demo_defaults, .run = demo_run };
+
+static int argv_of(const char *const *args, char **argv)
+{
+    int argc = 0;
+    for (argv[argc++] = (char *)"demo"; *args; args++)
+        argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    return argc;
+}
 
 static int parse(demo_opts *o, const char *const *args)
 {
     char *argv[16];
-    int argc = 0;
-    const pt_option options[] = {
-        { "output", 'o', PT_OPT_STRING, &o->output, NULL, "FILE", "where", 1 },
-        { "top", 0, PT_OPT_COUNT, &o->top, NULL, "N", "how many", 0 },
-        { "folded", 0, PT_OPT_FLAG, &o->folded, NULL, NULL, "folded", 0 },
-        PT_OPTIONS_END,
-    };
-    for (argv[argc++] = (char *)"demo"; *args; args++)
-        argv[argc++] = (char *)*args;
-    argv[argc] = NULL;
-    return pt_parse_args(&cmd, options, argc, argv, &o->in);
+    int argc = argv_of(args, argv);
+    return pt_parse_args(&cmd, argc, argv, &o->in);
 }
 
 static void options_from_two_tables(void **state)
@@ -149,7 +199,9 @@ static void options_from_two_tables(void **state)
     assert_int_equal(o.in.npaths, 2);
     assert_string_equal(o.in.paths[0], "T1");
     assert_string_equal(o.in.paths[1], "T2");
-    pt_input_free(&o.in);
+    pt_options_free(&cmd, &o.in);
+    assert_null(o.in.manifests);
+    assert_int_equal(o.in.nmanifests, 0);
 }
 
 static void usage_errors(void **state)
@@ -160,6 +212,9 @@ static void usage_errors(void **state)
         { "-o", "x", "--top", "many", "T", NULL },  /* not a count */
         { "-o", "x", "--by", "F", "T", NULL },      /* another command's */
         { "-o", "x", "T", "--top", NULL },          /* no argument */
+        { "-o", "x", "--format", "xml", "T", NULL },    /* not a choice */
+        { "-o", "x", "--format", "tsvx", "T", NULL },   /* a choice's prefix is not one */
+        { "-o", "x", "--format", "", "T", NULL },
     };
     FILE *saved = stderr;
     (void)state;
@@ -167,10 +222,61 @@ static void usage_errors(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         demo_opts o = { 0 };
         assert_int_equal(parse(&o, bad[i]), PT_EXIT_USAGE);
-        pt_input_free(&o.in);
+        pt_options_free(&cmd, &o.in);
     }
     fclose(stderr);
     stderr = saved;
+}
+
+/* A choice is stored as its index among the choices; a wrong one is said with all of them. */
+static void choices(void **state)
+{
+    static const char *const names[] = { "text", "tsv", "json" };
+    char *err = NULL;
+    size_t len = 0;
+    FILE *saved = stderr;
+    (void)state;
+    for (unsigned i = 0; i < 3; i++) {
+        demo_opts o = { .format = 7 };
+        assert_int_equal(parse(&o, (const char *const[]){ "-o", "x", "--format", names[i], "T", NULL }), PT_RUN);
+        assert_int_equal(o.format, i);
+        pt_options_free(&cmd, &o.in);
+    }
+    stderr = open_memstream(&err, &len);
+    demo_opts o = { 0 };
+    assert_int_equal(parse(&o, (const char *const[]){ "-o", "x", "--format=xml", "T", NULL }), PT_EXIT_USAGE);
+    fclose(stderr);
+    stderr = saved;
+    assert_non_null(strstr(err, "palev-trace demo: --format is text, tsv or json, not \"xml\"\nusage: "));
+    free(err);
+}
+
+/* The skeleton runs the worker on the defaults and the command line, and frees its lists. */
+static void command_runs_with_defaults(void **state)
+{
+    char *argv[16];
+    (void)state;
+    int argc = argv_of((const char *const[]){ "-o", "out", "--where", "a=1", "-m", "x.man", "--where", "b=2",
+                                              "T", NULL }, argv);
+    assert_int_equal(pt_command_main(&cmd, argc, argv), 42);
+    assert_string_equal(seen.output, "out");
+    assert_int_equal(seen.top, 10);
+    assert_int_equal(seen.format, 0);
+    assert_int_equal(seen.nwhere, 2);
+    assert_string_equal(seen_where[0], "a=1");
+    assert_string_equal(seen_where[1], "b=2");
+    assert_int_equal(seen.in.nmanifests, 1);
+    assert_int_equal(seen.in.npaths, 1);
+    assert_string_equal(seen.in.paths[0], "T");
+    /* a usage error: the worker does not run */
+    memset(&seen, 0, sizeof(seen));
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    argc = argv_of((const char *const[]){ "--where", "a=1", "T", NULL }, argv);
+    assert_int_equal(pt_command_main(&cmd, argc, argv), PT_EXIT_USAGE);
+    fclose(stderr);
+    stderr = saved;
+    assert_null(seen.output);
 }
 
 int main(void)
@@ -178,10 +284,13 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(colliding_strings_stay_apart),
         cmocka_unit_test(many_keys_of_each_kind),
+        cmocka_unit_test(memo_finds_and_owns),
         cmocka_unit_test(terminal_text_is_escaped),
         cmocka_unit_test(json_text_as_the_library_writes_it),
         cmocka_unit_test(options_from_two_tables),
         cmocka_unit_test(usage_errors),
+        cmocka_unit_test(choices),
+        cmocka_unit_test(command_runs_with_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
