@@ -257,6 +257,7 @@ static int child_plant(int argc, char **argv)
     if (argc < 2)
         return 2;
     subst_pid(path, sizeof(path), argv[0], (int)getpid());
+    unlink(path); /* left by an earlier process with this pid (see child_log()) */
     if (plant(path, argv[1], argc > 2 ? argv[2] : "") != 0) {
         perror("plant");
         return 3;
