@@ -18,21 +18,8 @@ rm -rf "$work" && mkdir -p "$work/gen" || palev_fail "cannot create $work"
 "$gen" generate -o "$work/gen" "$manifest" || palev_fail "palev-gen generate exited $?"
 "$gen" selftest -o "$work/gen" "$manifest" || palev_fail "palev-gen selftest exited $?"
 
-# libpaleventing's sources; the EventSource unit needs its own generated provider header.
-pal=()
-for f in "$top"/pal/*.c; do    # libunwind's module is a separate .so (pal/CMakeLists.txt)
-    [ "$(basename "$f")" = unwind_module.c ] || pal+=("$f")
-done
-pal+=("$top"/common/*.c)          # palev_common, linked into libpaleventing
-mkdir -p "$work/common" || palev_fail "cannot create $work/common"
-cmake -DMANIFEST="$top/manifest/eventsource.man" -DHEADER="$work/common/pcm_own.h" \
-    -P "$top/common/own_provider.cmake" || palev_fail "cannot generate pcm_own.h"
-inc=(-I"$top/include" -I"$top/pal" -I"$top/common" -I"$work/common")
-if [ -f "$top/pal/eventsource.c" ] && [ -f "$top/manifest/eventsource.man" ]; then
-    "$gen" generate -o "$work/es" "$top/manifest/eventsource.man" || palev_fail "palev-gen (EventSource)"
-    pal+=("$work/es/Paleventing-events.c")
-    inc+=(-I"$work/es")
-fi
+. "$here/library_sources.sh"
+palev_library_sources "$top" "$gen" "$work" || palev_fail "libpaleventing's sources"
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -44,7 +31,7 @@ for events in *-events.c; do
     $CC -std=c11 -O2 -fPIC -shared -I. -o "lib$p-lttng.so" "$p-probe.c" -llttng-ust ||
         palev_fail "$p: the probe provider does not build"
     $CC -std=c11 -Wall -Wextra -Werror "${san[@]}" -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY -I. \
-        "${inc[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${pal[@]}" -ljansson -lurcu-bp -ldl -lpthread ||
+        "${PALEV_LIB_INC[@]}" -o "$p-selftest" "$p-selftest.c" "$events" "${PALEV_LIB_SRC[@]}" -ljansson -lurcu-bp -ldl -lpthread ||
         palev_fail "$p: the sanitized selftest does not build"
     session="palev-asan-$p-$$"
     palev_session_start "$session" "$work/trace-$p" "$p:*"

@@ -294,26 +294,18 @@ case_exit_firing() {
 # The host rebuilt with the sanitizers: generated code and libpaleventing instrumented, the probe
 # provider (LTTng's code) not.
 build_asan_host() {
-    local d=$W/asan top pal inc
+    local d=$W/asan top
     top=$(cd "$FAULT_DIR/../.." && pwd)
     [ -n "$gen" ] || fault_fail "$case needs PALEV_GEN"
     mkdir -p "$d" && "$gen" generate -o "$d" "$FAULT_DIR/faults.man" || fault_fail "palev-gen generate"
-    pal=()
-    for f in "$top"/pal/*.c; do    # libunwind's module is a separate .so (pal/CMakeLists.txt)
-        [ "$(basename "$f")" = unwind_module.c ] || pal+=("$f")
-    done
-    inc=(-I"$d" -I"$top/include" -I"$top/pal")
-    if [ -f "$top/pal/eventsource.c" ] && [ -f "$top/manifest/eventsource.man" ]; then
-        "$gen" generate -o "$d/es" "$top/manifest/eventsource.man" || fault_fail "palev-gen (EventSource)"
-        pal+=("$d/es/Paleventing-events.c")
-        inc+=(-I"$d/es")
-    fi
+    . "$FAULT_DIR/library_sources.sh"
+    palev_library_sources "$top" "$gen" "$d" || fault_fail "libpaleventing's sources"
     ${CC:-cc} -std=c11 -O2 -fPIC -shared -I"$d" -o "$d/libPalev_Faults-lttng.so" \
         "$d/Palev_Faults-probe.c" -llttng-ust || fault_fail "the probe provider does not build"
     ${CC:-cc} -std=c11 -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-        -fno-omit-frame-pointer -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY "${inc[@]}" \
-        -o "$d/fault_host" "$FAULT_DIR/host.c" "$d/Palev_Faults-events.c" "${pal[@]}" \
-        -ljansson -lurcu-bp -lurcu-cds -ldl -lpthread || fault_fail "the sanitized host does not build"
+        -fno-omit-frame-pointer -D_GNU_SOURCE -DPALEV_BUILDING_LIBRARY -I"$d" "${PALEV_LIB_INC[@]}" \
+        -o "$d/fault_host" "$FAULT_DIR/host.c" "$d/Palev_Faults-events.c" "${PALEV_LIB_SRC[@]}" \
+        -ljansson -lurcu-bp -ldl -lpthread || fault_fail "the sanitized host does not build"
     chown -R "$(stat -c %u:%g "$W")" "$d"
     host=$d/fault_host
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
