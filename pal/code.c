@@ -56,24 +56,10 @@ static struct {
 static struct range cursor;
 static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 static pthread_once_t watcher_once = PTHREAD_ONCE_INIT;
-static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
 static struct palev__deferred *garbage;     /* freed by the watcher after a grace period */
 static int watcher_running;
 
 /* ---- RCU ------------------------------------------------------------------------------------- */
-
-/* liburcu asks hosts that fork to call these: prepare handlers run in reverse order, so
- * call_rcu's run first, then urcu-bp's (and through it the hash table's... none: only grace
- * periods are used here). */
-static void rcu_hooks(void)
-{
-    pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
-}
-
-void palev__rcu_init(void)
-{
-    pthread_once(&rcu_once, rcu_hooks);
-}
 
 /* Pushed without a lock: any thread, any time. Without a watcher (it could not start), the
  * grace period is waited for here. */
@@ -234,21 +220,21 @@ static struct range *take(uintptr_t start)
     return r;
 }
 
-/* ---- fork ------------------------------------------------------------------------------------- */
+/* ---- fork (fork.c) ---------------------------------------------------------------------------- */
 
-static void before_fork(void)
+void palev__code_fork_prepare(void)
 {
     pthread_mutex_lock(&set.lock);
 }
 
-static void after_fork_parent(void)
+void palev__code_fork_parent(void)
 {
     pthread_mutex_unlock(&set.lock);
 }
 
 /* The watcher is not in the child: a rundown it had under way ends here (its cursor is in
  * the list), and the next code load starts a watcher of the child's own. */
-static void after_fork_child(void)
+void palev__code_fork_child(void)
 {
     struct range *d = set.deferred;
 
@@ -268,10 +254,10 @@ static void after_fork_child(void)
 }
 
 /* A process that can trace keeps the set for rundowns; one that only logs to perf keeps it for
- * palev_code_patch(). Either way the fork handlers are registered before the lock is ever taken
- * (RCU's first: prepare handlers run in reverse order of registration). */
+ * palev_code_patch(). */
 static void set_create(void)
 {
+    palev__fork_init();
     set.traced = palev_provider_register(&palev_provider_Paleventing) == 0;
     if (!set.traced && !palev_perfmap_is_enabled())
         return;
@@ -281,9 +267,6 @@ static void set_create(void)
         return;
     }
     set.cap = SLOTS_MIN;
-    if (set.traced)
-        palev__rcu_init();
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     set.ready = 1;
 }
 
