@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Live code ranges: CodeLoad and CodeUnload events, the set of what is live (a hash table by
- * start and a list, under one mutex), the CodeRundown of it that a session starting later gets
- * from a watcher thread, which also frees what stack walks may still read (RCU). */
+ * start and a list, changed under one mutex), the CodeRundown of it that a session starting
+ * later gets from a watcher thread, which reads the list as an RCU reader (loads and unloads
+ * never wait for it) and also frees, after grace periods, what it and stack walks may still
+ * read. */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -17,9 +19,7 @@
 
 /* How often the watcher looks at whether a session started recording CodeRundown. */
 #define POLL_NS 100000000L
-/* The rundown takes this many ranges per hold of the mutex, and pauses after BATCH of them so
- * that the consumer daemon keeps up. */
-#define STEP 16
+/* The rundown pauses after BATCH ranges so that the consumer daemon keeps up. */
 #define BATCH 2048
 #define BATCH_PAUSE_NS 1000000L
 #define SLOTS_MIN 256
@@ -27,9 +27,11 @@
 #define RUNDOWN_STATE \
     PALEV_TP_STATE_ENABLED(lttng_ust_tracepoint_Paleventing___CodeRundown.state)
 
-/* A live range, immutable once in the set (a patch puts a new one in its place). */
+/* A live range, immutable once in the set (a patch puts a new one in its place). Out of the
+ * set, its `next` still leads the rundown on, and it is freed after a grace period. */
 struct range {
-    struct range *prev, *next;          /* the list, in load order; next: deferred frees too */
+    struct palev__deferred deferred;    /* first: palev__rcu_free() */
+    struct range *prev, *next;          /* the list, in load order; next: RCU-published */
     uintptr_t start;
     uint64_t size;
     uint32_t version;
@@ -45,35 +47,17 @@ static struct {
     struct range list;          /* sentinel of the list */
     struct range **slots;       /* open addressing, linear probing, by start */
     size_t cap, used;
-    int rundown;                /* a rundown reads ranges outside the lock: removed ones wait */
-    struct range *deferred;     /* ...here, until it ends */
+    int rundown;                /* a rundown is reading the list: what leaves it waits */
 } set = {
     .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP,
-    .list = { &set.list, &set.list, 0, 0, 0, 0, NULL },
+    .list = { { NULL }, &set.list, &set.list, 0, 0, 0, 0, NULL },
 };
-
-/* The rundown's place in the list (it is never in the hash table). */
-static struct range cursor;
 static pthread_once_t set_once = PTHREAD_ONCE_INIT;
 static pthread_once_t watcher_once = PTHREAD_ONCE_INIT;
-static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
 static struct palev__deferred *garbage;     /* freed by the watcher after a grace period */
 static int watcher_running;
 
 /* ---- RCU ------------------------------------------------------------------------------------- */
-
-/* liburcu asks hosts that fork to call these: prepare handlers run in reverse order, so
- * call_rcu's run first, then urcu-bp's (and through it the hash table's... none: only grace
- * periods are used here). */
-static void rcu_hooks(void)
-{
-    pthread_atfork(urcu_bp_before_fork, urcu_bp_after_fork_parent, urcu_bp_after_fork_child);
-}
-
-void palev__rcu_init(void)
-{
-    pthread_once(&rcu_once, rcu_hooks);
-}
 
 /* Pushed without a lock: any thread, any time. Without a watcher (it could not start), the
  * grace period is waited for here. */
@@ -168,37 +152,36 @@ static void delete_slot(size_t i)
         resize(set.cap / 2);
 }
 
+/* The rundown follows `next` only, without the lock: a range is published there once whole,
+ * and an unlinked one keeps its `next`, so the rundown goes on from it to ranges loaded later. */
 static void list_append(struct range *r)
 {
     r->prev = set.list.prev;
     r->next = &set.list;
-    set.list.prev->next = r;
+    rcu_assign_pointer(set.list.prev->next, r);
     set.list.prev = r;
 }
 
 static void list_unlink(struct range *r)
 {
-    r->prev->next = r->next;
+    CMM_STORE_SHARED(r->prev->next, r->next);
     r->next->prev = r->prev;
 }
 
-/* A range out of the set: freed by the caller after the unlock (returned), or later. */
-static struct range *dispose(struct range *r)
+/* A range out of the set, after the unlock. `later`: set.rundown, read under the lock that took
+ * it out: a rundown under way may be reading it, so it is freed after a grace period; otherwise
+ * none can reach it (a rundown starts reading after setting set.rundown under the lock) and it is
+ * freed at once, by the thread that allocated it. The rule is read by nobody without the lock. */
+static void range_free(struct range *r, int later)
 {
-    if (set.rundown) {          /* the rundown may hold it */
-        r->next = set.deferred;
-        set.deferred = r;
-        return NULL;
-    }
-    return r;
-}
-
-static void range_free(struct range *r)
-{
-    if (r) {
-        free(r->rule);
+    if (!r)
+        return;
+    free(r->rule);
+    r->rule = NULL;
+    if (later)
+        palev__rcu_free(&r->deferred);
+    else
         free(r);
-    }
 }
 
 /* Puts r in the set; returns the range it replaces (same start), out of the set, or NULL. */
@@ -213,7 +196,7 @@ static int insert(struct range *r, struct range **replaced)
     i = find_slot(r->start);
     if (set.slots[i]) {
         list_unlink(set.slots[i]);
-        *replaced = dispose(set.slots[i]);
+        *replaced = set.slots[i];
     } else {
         set.used++;
     }
@@ -234,44 +217,34 @@ static struct range *take(uintptr_t start)
     return r;
 }
 
-/* ---- fork ------------------------------------------------------------------------------------- */
+/* ---- fork (fork.c) ---------------------------------------------------------------------------- */
 
-static void before_fork(void)
+void palev__code_fork_prepare(void)
 {
     pthread_mutex_lock(&set.lock);
 }
 
-static void after_fork_parent(void)
+void palev__code_fork_parent(void)
 {
     pthread_mutex_unlock(&set.lock);
 }
 
-/* The watcher is not in the child: a rundown it had under way ends here (its cursor is in
- * the list), and the next code load starts a watcher of the child's own. */
-static void after_fork_child(void)
+/* The watcher is not in the child (a rundown it had under way held no lock, and urcu-bp forgets
+ * its reader): the next code load starts a watcher of the child's own, which frees what waits
+ * for a grace period. */
+void palev__code_fork_child(void)
 {
-    struct range *d = set.deferred;
-
-    if (set.rundown)
-        list_unlink(&cursor);
     set.rundown = 0;
-    set.deferred = NULL;
-    while (d) {
-        struct range *next = d->next;
-
-        range_free(d);
-        d = next;
-    }
     watcher_running = 0;
     watcher_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     pthread_mutex_unlock(&set.lock);
 }
 
 /* A process that can trace keeps the set for rundowns; one that only logs to perf keeps it for
- * palev_code_patch(). Either way the fork handlers are registered before the lock is ever taken
- * (RCU's first: prepare handlers run in reverse order of registration). */
+ * palev_code_patch(). */
 static void set_create(void)
 {
+    palev__fork_init();
     set.traced = palev_provider_register(&palev_provider_Paleventing) == 0;
     if (!set.traced && !palev_perfmap_is_enabled())
         return;
@@ -281,9 +254,6 @@ static void set_create(void)
         return;
     }
     set.cap = SLOTS_MIN;
-    if (set.traced)
-        palev__rcu_init();
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     set.ready = 1;
 }
 
@@ -303,56 +273,35 @@ static void pause_ns(long ns)
         ;
 }
 
-/* One CodeRundown per live range. A cursor of its own moves along the list, STEP ranges per
- * hold of the lock; they are recorded after its release (a range removed meanwhile is freed at
- * the end). Every range live throughout is recorded once; threads loading and unloading code
- * go on meanwhile, what they change may or may not be seen (CodeLoad/CodeUnload say it). */
+/* One CodeRundown per live range, the list read as an RCU reader: no lock, so threads loading
+ * and unloading code never wait for it. Every range live throughout is recorded once (the list
+ * only grows at its end, and a range unlinked meanwhile still leads on); what changes meanwhile
+ * may or may not be seen (CodeLoad/CodeUnload say it). The lock is taken only to say that a
+ * rundown reads (set.rundown): ranges taken out meanwhile are then freed by this thread
+ * (reclaim(), never during a rundown), so the read-side section can be left during the pauses
+ * with the range it stands on kept, and walker removals waiting for a grace period do not wait
+ * for the whole rundown. */
 static void rundown(void)
 {
-    struct range *batch[STEP], *d;
     unsigned long n = 0;
-    size_t got;
 
     pthread_mutex_lock(&set.lock);
     set.rundown = 1;
-    cursor.prev = &set.list;
-    cursor.next = set.list.next;
-    set.list.next->prev = &cursor;
-    set.list.next = &cursor;
     pthread_mutex_unlock(&set.lock);
-    do {
-        pthread_mutex_lock(&set.lock);
-        for (got = 0; got < STEP && cursor.next != &set.list; got++) {
-            struct range *r = cursor.next;
-
-            batch[got] = r;
-            list_unlink(&cursor);       /* the cursor moves after r */
-            cursor.prev = r;
-            cursor.next = r->next;
-            r->next->prev = &cursor;
-            r->next = &cursor;
+    urcu_bp_read_lock();
+    for (const struct range *r = rcu_dereference(set.list.next); r != &set.list;
+         r = rcu_dereference(r->next)) {
+        FireEventCodeRundown(r->start, r->size, r->kind, r->name, r->version);
+        if (++n % BATCH == 0) {
+            urcu_bp_read_unlock();
+            pause_ns(BATCH_PAUSE_NS);
+            urcu_bp_read_lock();
         }
-        pthread_mutex_unlock(&set.lock);
-        for (size_t i = 0; i < got; i++) {
-            const struct range *r = batch[i];
-
-            FireEventCodeRundown(r->start, r->size, r->kind, r->name, r->version);
-            if (++n % BATCH == 0)
-                pause_ns(BATCH_PAUSE_NS);
-        }
-    } while (got == STEP);
-    pthread_mutex_lock(&set.lock);
-    list_unlink(&cursor);
-    set.rundown = 0;
-    d = set.deferred;
-    set.deferred = NULL;
-    pthread_mutex_unlock(&set.lock);
-    while (d) {
-        struct range *next = d->next;
-
-        range_free(d);
-        d = next;
     }
+    urcu_bp_read_unlock();
+    pthread_mutex_lock(&set.lock);
+    set.rundown = 0;
+    pthread_mutex_unlock(&set.lock);
     palev__debug("code rundown: %lu ranges", n);
 }
 
@@ -429,7 +378,7 @@ static struct range *range_new(const struct palev__code *c, uint32_t version)
 int palev__code_publish(struct palev__code *c)
 {
     struct range *r, *old = NULL;
-    int ret = 0;
+    int ret = 0, later;
 
     if (!palev__code_set_ready()) {
         free(c->rule);
@@ -450,8 +399,9 @@ int palev__code_publish(struct palev__code *c)
         ret = -ENOMEM;
         old = r;
     }
+    later = set.rundown;
     pthread_mutex_unlock(&set.lock);
-    range_free(old);
+    range_free(old, later);
     if (set.traced)
         pthread_once(&watcher_once, watcher_start);
     return ret;
@@ -497,6 +447,7 @@ long palev__code_patch(const struct palev__code *c)
     struct palev__unwind_rule *moved = NULL;
     long ret = -ENOENT;
     uint8_t kind = 0;
+    int later;
 
     if (!palev__code_set_ready())
         return ret;
@@ -516,8 +467,9 @@ long palev__code_patch(const struct palev__code *c)
         ret = -ENOMEM;
         old = NULL;
     }
+    later = set.rundown;
     pthread_mutex_unlock(&set.lock);
-    range_free(old);
+    range_free(old, later);
     if (moved)
         palev__unwind_add((uintptr_t)c->start, c->size, moved);
     free(moved);
@@ -530,20 +482,20 @@ PALEV_API int palev_code_unload(const void *code)
 {
     struct range *r = NULL;
     uint64_t size = 0;
+    int later = 0;
 
     if (!code)
         return -EINVAL;
     if (palev__code_set_ready()) {
         pthread_mutex_lock(&set.lock);
         r = take((uintptr_t)code);
-        if (r) {
+        if (r)
             size = r->size;
-            r = dispose(r);
-        }
+        later = set.rundown;
         pthread_mutex_unlock(&set.lock);
         if (size && set.traced)
             palev__unwind_remove((uintptr_t)code);
-        range_free(r);
+        range_free(r, later);
     }
     FireEventCodeUnload((uintptr_t)code, size);
     return size ? 0 : -ENOENT;
@@ -554,8 +506,8 @@ PALEV_API int palev_code_unload(const void *code)
 PALEV_API int palev_code_unload_area(const void *start, size_t size)
 {
     uintptr_t lo = (uintptr_t)start, hi = lo + size < lo ? UINTPTR_MAX : lo + size;
-    struct range *freed = NULL;
-    int count = 0;
+    struct palev__deferred *freed = NULL;
+    int count = 0, later;
 
     if (!start || size == 0)
         return -EINVAL;
@@ -564,21 +516,20 @@ PALEV_API int palev_code_unload_area(const void *start, size_t size)
     pthread_mutex_lock(&set.lock);
     for (struct range *r = set.list.next, *next; r != &set.list; r = next) {
         next = r->next;
-        if (r == &cursor || r->start < lo || r->start >= hi)
+        if (r->start < lo || r->start >= hi)
             continue;
         take(r->start);
         FireEventCodeUnload(r->start, r->size);
-        if (dispose(r)) {
-            r->next = freed;
-            freed = r;
-        }
+        r->deferred.next = freed;       /* not `next`: the rundown may follow it */
+        freed = &r->deferred;
         count += count < INT32_MAX;
     }
+    later = set.rundown;
     pthread_mutex_unlock(&set.lock);
     while (freed) {
-        struct range *next = freed->next;
+        struct palev__deferred *next = freed->next;
 
-        range_free(freed);
+        range_free((struct range *)freed, later);
         freed = next;
     }
     if (count && set.traced)

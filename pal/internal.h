@@ -186,6 +186,12 @@ void palev__stack_after_event(const char *provider, const char *event);
  * bounds (nat->top) only when `tops` (slower). Returns the number of frames, or -ENOSYS when the
  * module or libunwind is missing. Inside an RCU read-side section. */
 long palev__unwind_walk(struct palev__native *nat, size_t max, int tops);
+/* Load libpaleventing-unwind.so (once; never while holding a lock of the library or inside a
+ * read-side section: fork.c). */
+void palev__unwind_load(void);
+/* At start-up: what walks need looked up before any event (libpaleventing's own code range, the
+ * unwind module under PALEV_STACK=unwind). */
+void palev__stack_init(void);
 
 /* unwind.c: the rules of live JIT ranges without frame pointers, for the walks (kept only in a
  * process that can trace). Add copies the rule and, under PALEV_STACK=unwind, registers the
@@ -226,14 +232,13 @@ long palev__code_patch(const struct palev__code *c);
 /* The live set exists (a process that can trace or writes perf outputs). */
 int palev__code_set_ready(void);
 
-/* RCU for what stack walks read without locks (walkers, unwind tables): liburcu's bulletproof
- * flavour, its fork handlers registered once by palev__rcu_init(). palev__rcu_free() frees a
- * block starting with a struct palev__deferred after a grace period (the rundown thread does it,
- * batched). */
+/* RCU for what stack walks and the rundown read without locks (walkers, unwind tables, the live
+ * set's list): liburcu's bulletproof flavour, its fork hooks called by fork.c. palev__rcu_free()
+ * frees a block starting with a struct palev__deferred after a grace period (the rundown thread
+ * does it, batched). */
 struct palev__deferred {
     struct palev__deferred *next;
 };
-void palev__rcu_init(void);
 void palev__rcu_free(struct palev__deferred *block);
 
 /* ---- log.c: diagnostics, only when PALEV_DEBUG asks -------------------------------------- */
@@ -348,5 +353,22 @@ void palev__dyn_fork_child(int ours);
 void palev__verdict_fork_prepare(void);
 void palev__verdict_fork_parent(void);
 void palev__verdict_fork_child(void);
+/* stack.c: the walkers' lock. jitdump.c: its lock (perfmap.c's child handler turns the perf
+ * outputs off, then releases it). code.c: the live set's lock; in the child, the rundown the
+ * parent's watcher had under way ends and what waited for a grace period is freed. unwind.c: the
+ * table's lock. */
+void palev__stack_fork_prepare(void);
+void palev__stack_fork_parent(void);
+void palev__stack_fork_child(void);
+void palev__jitdump_fork_prepare(void);
+void palev__jitdump_fork_parent(void);
+void palev__jitdump_fork_child(void);
+void palev__perfmap_fork_child(void);
+void palev__code_fork_prepare(void);
+void palev__code_fork_parent(void);
+void palev__code_fork_child(void);
+void palev__unwind_fork_prepare(void);
+void palev__unwind_fork_parent(void);
+void palev__unwind_fork_child(void);
 
 #endif /* PALEV_INTERNAL_H */

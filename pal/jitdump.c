@@ -275,8 +275,8 @@ end:
     return ret;
 }
 
-/* At exit. The pid test comes before the lock: a forked child may hold a copy of it locked by a
- * thread that does not exist in the child. */
+/* At exit; only in the process that opened the dump (a child forked without exec has its
+ * parent's descriptor, not its own file). */
 void palev__jitdump_close(void)
 {
     struct record_prefix close_rec = { .id = JIT_CODE_CLOSE, .total_size = sizeof(close_rec) };
@@ -296,5 +296,24 @@ void palev__jitdump_close(void)
     close(jd.fd);
     jd.fd = -1;
 end:
+    pthread_mutex_unlock(&jd.lock);
+}
+
+/* ---- fork (fork.c) ------------------------------------------------------------------------- */
+
+/* Held around fork(): a record is never half written when the parent goes on, and the child
+ * gets the lock free (it writes no record: perfmap.c turns its outputs off). */
+void palev__jitdump_fork_prepare(void)
+{
+    pthread_mutex_lock(&jd.lock);
+}
+
+void palev__jitdump_fork_parent(void)
+{
+    pthread_mutex_unlock(&jd.lock);
+}
+
+void palev__jitdump_fork_child(void)
+{
     pthread_mutex_unlock(&jd.lock);
 }

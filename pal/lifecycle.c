@@ -61,6 +61,7 @@ __attribute__((constructor)) static void palev_constructor(void)
 {
     palev__fork_init();
     (void)palev_init();
+    palev__stack_init();
 }
 
 /* At exit (or dlclose): the jitdump ends with CODE_CLOSE. */

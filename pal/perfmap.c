@@ -93,10 +93,12 @@ static int map_write(struct symbol *s, const void *code, size_t size)
 
 /* ---- starting and stopping ---------------------------------------------------------------- */
 
-/* A child forked without exec has another pid: the parent's files are not its own. */
-static void forked_child(void)
+/* fork.c: a child forked without exec has another pid, so the parent's files are not its own:
+ * it logs to neither. */
+void palev__perfmap_fork_child(void)
 {
     __atomic_store_n(&mode, 0, __ATOMIC_RELAXED);
+    palev__jitdump_fork_child();
 }
 
 static void start(void)
@@ -104,13 +106,12 @@ static void start(void)
     const struct palev__config *cfg = palev__config();
     int on = 0;
 
+    palev__fork_init();
     if ((cfg->perfmap & PALEV__PERFMAP_MAP) && map_open() == 0)
         on |= PALEV__PERFMAP_MAP;
     if ((cfg->perfmap & PALEV__PERFMAP_JITDUMP) &&
         palev__jitdump_open(cfg->perfmap_dir ? cfg->perfmap_dir : PALEV__JITDUMP_DIR) == 0)
         on |= PALEV__PERFMAP_JITDUMP;
-    if (on)
-        pthread_atfork(NULL, NULL, forked_child);
     __atomic_store_n(&mode, on, __ATOMIC_RELEASE);
 }
 

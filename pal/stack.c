@@ -38,7 +38,6 @@ struct walker_set {
 static struct walker_set *walkers;
 static unsigned walker_hint;            /* walkers->count, read without the lock */
 static pthread_mutex_t walker_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t walker_once = PTHREAD_ONCE_INIT;
 
 /* The calling thread's own walkers: only this thread reads and writes them. */
 static TLS struct walker thread_walkers[MAX_THREAD_WALKERS];
@@ -192,20 +191,32 @@ __attribute__((noinline)) static size_t walk_native(struct palev__native *nat, s
 
 /* ---- logical frames -------------------------------------------------------------------------- */
 
-static void walkers_before_fork(void)
+/* ---- fork (fork.c) and start-up -------------------------------------------------------------- */
+
+void palev__stack_fork_prepare(void)
 {
     pthread_mutex_lock(&walker_lock);
 }
 
-static void walkers_after_fork(void)
+void palev__stack_fork_parent(void)
 {
     pthread_mutex_unlock(&walker_lock);
 }
 
-static void walkers_init(void)
+void palev__stack_fork_child(void)
 {
-    palev__rcu_init();
-    pthread_atfork(walkers_before_fork, walkers_after_fork, walkers_after_fork);
+    pthread_mutex_unlock(&walker_lock);
+}
+
+/* What a walk would otherwise look up on first use, inside read-side sections (LTTng-UST's
+ * tracepoint RCU for dynamic events): dladdr() and dlopen() wait for the dynamic loader's lock,
+ * held by a thread loading a probe provider, which may wait for the define lock, held by an
+ * undefine waiting for that very section to end (fork.c). At start-up nothing is held yet. */
+void palev__stack_init(void)
+{
+    pthread_once(&self_once, self_range);
+    if (palev__config()->stack == PALEV__STACK_UNWIND)
+        palev__unwind_load();
 }
 
 static int walker_index(const struct walker_set *set, palev_stack_walker *fn, void *ctx)
@@ -226,7 +237,7 @@ static int walkers_change(palev_stack_walker *fn, void *ctx, int add)
 
     if (!fn)
         return -EINVAL;
-    pthread_once(&walker_once, walkers_init);
+    palev__fork_init();
     pthread_mutex_lock(&walker_lock);
     old = walkers;
     count = old ? old->count : 0;

@@ -76,9 +76,14 @@ static void load(void)
         module.dyn_register = NULL;
 }
 
-long palev__unwind_walk(struct palev__native *nat, size_t max, int tops)
+void palev__unwind_load(void)
 {
     pthread_once(&load_once, load);
+}
+
+long palev__unwind_walk(struct palev__native *nat, size_t max, int tops)
+{
+    palev__unwind_load();
     if (!module.walk)
         return -ENOSYS;
     return (long)module.walk(nat->ip, nat->top, max,
@@ -118,23 +123,24 @@ static struct bucket **buckets;         /* [BUCKETS], RCU-published once, never 
 static struct bucket *big;              /* ranges of more than BIG_GRANULES granules */
 static size_t count_hint;               /* ranges in the table, for palev__unwind_any() */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void before_fork(void)
+/* ---- fork (fork.c) ---------------------------------------------------------------------------- */
+
+/* Held around fork(): a child never inherits it locked, nor libunwind's list lock (taken only
+ * under it, by registrations). */
+void palev__unwind_fork_prepare(void)
 {
     pthread_mutex_lock(&table_lock);
 }
 
-static void after_fork(void)
+void palev__unwind_fork_parent(void)
 {
     pthread_mutex_unlock(&table_lock);
 }
 
-/* Held around fork(): a child never inherits it locked, nor libunwind's list lock (taken only
- * under it, by registrations). */
-static void fork_hooks(void)
+void palev__unwind_fork_child(void)
 {
-    pthread_atfork(before_fork, after_fork, after_fork);
+    pthread_mutex_unlock(&table_lock);
 }
 
 static size_t bucket_of(uintptr_t granule)
@@ -306,16 +312,14 @@ static struct entry *first(uintptr_t lo, uintptr_t hi, int overlap)
 
 /* libunwind's dynamic unwind info for one range (PALEV_STACK=unwind): UNW_INFO_FORMAT_IP_OFFSET,
  * whose search table is relative to the range's start and to the .eh_frame's, wherever malloc
- * put it. NULL when the module is missing or out of memory: walks then stop at the range. */
+ * put it. NULL when the module is missing or out of memory: walks then stop at the range. Under
+ * the table's lock: the module was loaded before it was taken. */
 static struct dyn *dyn_new(uintptr_t start, uintptr_t end, const struct palev__unwind_rule *rule)
 {
     size_t di_size, fde_at, eh_size;
     struct dyn *d;
 
-    if (palev__config()->stack != PALEV__STACK_UNWIND)
-        return NULL;
-    pthread_once(&load_once, load);
-    if (!module.dyn_register)
+    if (palev__config()->stack != PALEV__STACK_UNWIND || !module.dyn_register)
         return NULL;
     di_size = (module.dyn_size() + 15) & ~(size_t)15;
     eh_size = palev__eh_frame(NULL, 0, rule, start, end - start, 0, &fde_at);
@@ -359,7 +363,10 @@ int palev__unwind_add(uintptr_t start, uint64_t size, const struct palev__unwind
     e->start = start;
     e->end = end;
     memcpy(&e->rule, rule, sizeof(*rule) + rule->cfi_size);
-    pthread_once(&fork_once, fork_hooks);
+    palev__fork_init();
+    /* dlopen() waits for the dynamic loader's lock: never under ours (fork.c). */
+    if (palev__config()->stack == PALEV__STACK_UNWIND)
+        palev__unwind_load();
     pthread_mutex_lock(&table_lock);
     ret = table_create();
     while (ret == 0 && (stale = first(start, end, 1)))

@@ -44,8 +44,8 @@ target_libs() {
     case $1 in
     fuzz_manifest) echo "-lexpat" ;;
     fuzz_trace|fuzz_perf) echo "-lexpat -ljansson -lbabeltrace2 -ldw -lm" ;;
-    fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread" ;;
-    *) echo "-ldl -lpthread" ;;
+    fuzz_scratch|fuzz_json) echo "-ljansson -ldl -lpthread -lurcu-bp" ;;
+    *) echo "-ldl -lpthread -lurcu-bp" ;;
     esac
 }
 

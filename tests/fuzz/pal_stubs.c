@@ -34,10 +34,6 @@ int palev__code_set_ready(void)
     return 0;
 }
 
-void palev__rcu_init(void)
-{
-}
-
 void palev__rcu_free(struct palev__deferred *block)
 {
     free(block);
@@ -46,6 +42,10 @@ void palev__rcu_free(struct palev__deferred *block)
 void palev__stack_after_event(const char *provider, const char *event)
 {
     (void)provider, (void)event;
+}
+
+void palev__stack_init(void)
+{
 }
 
 void palev__registry_finish(void)
@@ -81,4 +81,29 @@ void palev__registry_fork_parent(void)
 void palev__registry_fork_child(int ours)
 {
     (void)ours;
+}
+
+/* ... nor the code set's and the walkers' parts: neither exists here. */
+void palev__code_fork_prepare(void)
+{
+}
+
+void palev__code_fork_parent(void)
+{
+}
+
+void palev__code_fork_child(void)
+{
+}
+
+void palev__stack_fork_prepare(void)
+{
+}
+
+void palev__stack_fork_parent(void)
+{
+}
+
+void palev__stack_fork_child(void)
+{
 }
