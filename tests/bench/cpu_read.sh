@@ -16,16 +16,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
+. "$here/lib.sh"
 ms=${PALEV_CPU_READ_MS:-5000}
 rounds=${PALEV_CPU_READ_ROUNDS:-3}
-tmp=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
-work=$(mktemp -d "$tmp/palev-cpu-read.XXXXXX") || exit 1
+work=$(bench_tmpdir palev-cpu-read) || exit 1
 trap 'rm -rf "$work"' EXIT
-fail() {
-    echo "cpu_read.sh: $*" >&2
-    exit 1
-}
 pt=$build/trace/palev-trace collect=$build/bin/palev-collect minivm=$build/samples/minivm/minivm
 [ -x "$pt" ] && [ -x "$collect" ] && [ -x "$minivm" ] || fail "build palev-trace, palev-collect and minivm in $build first"
 command -v perf > /dev/null || fail "perf is not installed (linux-perf)"

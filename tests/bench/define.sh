@@ -11,15 +11,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
+. "$here/lib.sh"
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_DEBUG
 . "$root/tests/e2e/sessiond_lib.sh"
 PALEV_SESSIOND=""
 session=""
-
-fail() {
-    echo "define.sh: $*" >&2
-    exit 1
-}
 
 cleanup() {
     [ -n "$session" ] && lttng destroy "$session" >/dev/null 2>&1
@@ -28,12 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
-        fail "cmake configure failed"
-fi
-cmake --build "$build" -j2 --target palev-bench-define >/dev/null ||
-    fail "build failed: cmake --build $build --target palev-bench-define"
+bench_build palev-bench-define
 bench=$build/tests/bench/palev-bench-define
 palev_sessiond_ensure || fail "cannot start lttng-sessiond"
 trace=$(mktemp -d /tmp/palev-bench-define.XXXXXX) || fail "mktemp failed"

@@ -8,6 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
+. "$here/lib.sh"
 # Row 7 times palev-gen on CoreCLR's manifest from the shared corpus when it is there (beside the
 # checkout, or PALEV_SHARED_MANIFESTS), else on the project's own runtime manifest.
 manifest=${PALEV_BENCH_MANIFEST:-${PALEV_SHARED_MANIFESTS:-$root/../shared/manifests}/dotnet__coreclr__ClrEtwAll.man}
@@ -18,11 +19,6 @@ session=palev-bench-$$
 trace=""
 . "$root/tests/e2e/sessiond_lib.sh"
 PALEV_SESSIOND=""
-
-fail() {
-    echo "run.sh: $*" >&2
-    exit 1
-}
 
 cleanup() {
     [ -n "$session" ] && lttng destroy "$session" >/dev/null 2>&1
@@ -36,22 +32,14 @@ for tool in cmake lttng lttng-sessiond babeltrace2; do
 done
 
 # Build: configure once (optimised, as a runtime would ship), then only what the bench needs.
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
-        fail "cmake configure failed"
-fi
-cmake --build "$build" -j"$(nproc)" --target palev-bench palev-gen >/dev/null ||
-    fail "build failed: cmake --build $build --target palev-bench palev-gen"
+bench_build palev-bench palev-gen
 bench=$build/tests/bench/palev-bench
 gen=$build/generator/palev-gen
 
 # A session daemon: ours only if none runs, and then stopped on exit.
 palev_sessiond_ensure || fail "cannot start lttng-sessiond"
 
-# The trace goes to memory when it can: the consumer daemon then costs the bench less.
-tmp=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
-trace=$(mktemp -d "$tmp/palev-bench-trace.XXXXXX") || fail "mktemp failed"
+trace=$(bench_tmpdir palev-bench-trace) || fail "mktemp failed"
 
 # Per-user buffers of 8 x 8 MiB per CPU: one round of any row fits many times over, so the
 # consumer drains them between rounds and nothing is discarded. No context fields: events carry

@@ -11,15 +11,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
-fail() {
-    echo "scale.sh: $*" >&2
-    exit 1
-}
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
-        fail "cmake configure failed"
-fi
-cmake --build "$build" -j2 --target palev-gen >/dev/null || fail "build failed: cmake --build $build --target palev-gen"
+. "$here/lib.sh"
+bench_build palev-gen
 gen=$build/generator/palev-gen
 work=$(mktemp -d /tmp/palev-bench-scale.XXXXXX) || fail "mktemp failed"
 trap 'rm -rf "$work"' EXIT

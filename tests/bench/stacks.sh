@@ -9,29 +9,21 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
+. "$here/lib.sh"
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_DEBUG PALEV_STACK PALEV_STACK_DEPTH
 session=palev-bench-stacks-$$
 trace=""
 
-fail() {
-    echo "stacks.sh: $*" >&2
-    exit 1
-}
 cleanup() {
     lttng destroy "$session" >/dev/null 2>&1
     [ -n "$trace" ] && rm -rf "$trace"
 }
 trap cleanup EXIT
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || fail "cmake configure failed"
-fi
-cmake --build "$build" -j"$(nproc)" --target palev-bench-stacks >/dev/null || fail "build failed"
+bench_build palev-bench-stacks
 bench=$build/tests/bench/palev-bench-stacks
 pgrep -x lttng-sessiond >/dev/null || fail "no lttng-sessiond runs"
-tmp=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
-trace=$(mktemp -d "$tmp/palev-bench-stacks.XXXXXX") || fail "mktemp failed"
+trace=$(bench_tmpdir palev-bench-stacks) || fail "mktemp failed"
 
 lttng create "$session" --output="$trace/t" >/dev/null || fail "lttng create"
 lttng enable-channel -u -s "$session" --subbuf-size=8M --num-subbuf=8 ch >/dev/null || fail "enable-channel"

@@ -9,17 +9,13 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
+. "$here/lib.sh"
 rounds=${PALEV_BENCH_ROUNDS:-41}
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_DEBUG PALEV_LOAD LTTNG_UST_REGISTER_TIMEOUT
 session=palev-startup-$$
 trace=""
 . "$root/tests/e2e/sessiond_lib.sh"
 PALEV_SESSIOND=""
-
-fail() {
-    echo "startup.sh: $*" >&2
-    exit 1
-}
 
 cleanup() {
     lttng destroy "$session" >/dev/null 2>&1
@@ -28,12 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
-        fail "cmake configure failed"
-fi
-cmake --build "$build" -j"$(nproc)" --target palev-bench-startup >/dev/null ||
-    fail "build failed: cmake --build $build --target palev-bench-startup"
+bench_build palev-bench-startup
 bench=$build/tests/bench/palev-bench-startup
 palev_sessiond_ensure || fail "cannot start lttng-sessiond"
 

@@ -11,26 +11,17 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
+. "$here/lib.sh"
 sizes=${PALEV_TRACE_BENCH_SIZES:-1000000 4000000}
 session=palev-trace-bench-$$
-tmp=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
-work=$(mktemp -d "$tmp/palev-trace-bench.XXXXXX") || exit 1
+work=$(bench_tmpdir palev-trace-bench) || exit 1
 cleanup() {
     lttng destroy "$session" >/dev/null 2>&1
     rm -rf "$work"
 }
 trap cleanup EXIT
-fail() {
-    echo "trace.sh: $*" >&2
-    exit 1
-}
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || fail "cmake configure failed"
-fi
-cmake --build "$build" -j"$(nproc)" --target palev-trace palev_trace_golden_host >/dev/null ||
-    fail "build failed: cmake --build $build --target palev-trace palev_trace_golden_host"
+bench_build palev-trace palev_trace_golden_host
 pt=$build/trace/palev-trace
 host=$build/tests/trace/golden_host
 man=$root/tests/trace/golden.man

@@ -10,20 +10,11 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build-bench}
-tmp=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
-work=$(mktemp -d "$tmp/palev-trace-stacks-bench.XXXXXX") || exit 1
+. "$here/lib.sh"
+work=$(bench_tmpdir palev-trace-stacks-bench) || exit 1
 trap 'rm -rf "$work"' EXIT
-fail() {
-    echo "trace_stacks.sh: $*" >&2
-    exit 1
-}
 
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || fail "cmake configure failed"
-fi
-cmake --build "$build" -j"$(nproc)" --target palev-trace palev-gen minivm >/dev/null ||
-    fail "build failed: cmake --build $build --target palev-trace palev-gen minivm"
+bench_build palev-trace palev-gen minivm
 # palev-collect: a script configured into bin/, or a program of its own target
 cmake --build "$build" -j"$(nproc)" --target palev-collect >/dev/null 2>&1 || true
 [ -x "$build/bin/palev-collect" ] || fail "no $build/bin/palev-collect"

@@ -9,10 +9,7 @@ set -u
 host=$1 host_ok=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-palev_require_sessiond
-palev_require_bt2
-rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
-cd "$work" || exit 1
+palev_workdir "$work"
 unset PALEV_LTTNG PALEV_PROVIDER_PATH
 tag=abi-$$
 eproto=$(/usr/bin/python3 -c 'import errno; print(-errno.EPROTO)')

@@ -5,9 +5,11 @@
 #   refused: no Palev_Abi event; ProviderStatus { Palev_Abi, loaded 0, the ABI reason }
 #   loaded:  the 3 Palev_Abi:Small events exactly; ProviderStatus { Palev_Abi, loaded 1 }
 # Prints what differs and exits 1, else "ok ...".
+import os
 import sys
 
-import bt2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bt2events  # noqa: E402
 
 REASON = ("compiled with paleventing headers of ABI version 999 (PALEV_ABI_VERSION), "
           "libpaleventing has 1: rebuild it against these headers")
@@ -16,12 +18,7 @@ REASON = ("compiled with paleventing headers of ABI version 999 (PALEV_ABI_VERSI
 def main():
     trace, pid, want = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     small, status = [], []
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if int(ev.common_context_field["vpid"]) != pid:
-            continue
+    for ev in bt2events.events(trace, pid, discarded="ignore"):
         p = ev.payload_field
         if ev.name.startswith("Palev_Abi:"):
             small.append((ev.name, int(p["Count"]), int(p["Size"]), int(p["Depth"]),

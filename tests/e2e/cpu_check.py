@@ -5,25 +5,19 @@
 # CLOCK_MONOTONIC: perf's clock says "monotonic" and the samples' raw times (ns) lie inside the
 # program's run as its LTTng events' raw times (the clock's offset to the epoch left out) say.
 # usage: cpu_check.py LTTNG_TRACE PERF_CTF PID EVENT   (EVENT: cpu-clock or sched:sched_switch)
+import os
 import sys
 
-import bt2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bt2events import messages  # noqa: E402
 
 lttng, ctf, pid, want = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 
 
-def events(path):
-    for msg in bt2.TraceCollectionMessageIterator(path):
-        if type(msg) is bt2._EventMessageConst:
-            yield msg
-
-
 first = last = None
 tids = set()
-for msg in events(lttng):
+for msg in messages(lttng, pid, discarded="ignore"):
     ctx = msg.event.common_context_field
-    if int(ctx["vpid"]) != pid:
-        continue
     t = msg.default_clock_snapshot.value
     first = t if first is None else min(first, t)
     last = t if last is None else max(last, t)
@@ -32,7 +26,7 @@ if first is None:
     sys.exit("no LTTng event of pid %d" % pid)
 
 samples, times, stacks, seen, others = 0, [], 0, set(), {}
-for msg in events(ctf):
+for msg in messages(ctf, discarded="ignore"):
     ev = msg.event
     if not ev.name.startswith(want):
         continue

@@ -4,24 +4,20 @@
 # usage: dyn_check.py SCENARIO TRACEDIR PID [ARG]; prints what differs and exits 1, else "ok ...".
 # The expected values are computed here from the inputs dyn_host.c uses, not from its output.
 import math
+import os
 import struct
 import sys
 
 import bt2
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bt2events  # noqa: E402
 
-def events(trace, pid, discard_ok=False):
-    out = []
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is bt2._DiscardedEventsMessageConst and not discard_ok:
-            sys.exit("FAIL: events discarded")
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if int(ev.common_context_field["vpid"]) != pid:
-            continue
-        out.append((ev.name, ev.payload_field, ev.cls.log_level))
-    return out
+
+def events(trace, pid):
+    """[(name, payload, log level)] of process PID; discarded events fail."""
+    return [(ev.name, ev.payload_field, ev.cls.log_level)
+            for ev in bt2events.events(trace, pid, discarded="fail")]
 
 
 def value(f):
@@ -177,12 +173,10 @@ def check_many(evs, arg):
 def check_spin(trace, pid, arg):
     """Every event whole; at least ARG of them. Streamed: these traces are large."""
     n = 0
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst or msg.event.name != "Dyn_Spin:Tick":
+    for ev in bt2events.events(trace, pid, discarded="ignore"):
+        if ev.name != "Dyn_Spin:Tick":
             continue
-        if int(msg.event.common_context_field["vpid"]) != pid:
-            continue
-        p = msg.event.payload_field
+        p = ev.payload_field
         if str(p["s"]) != "spin" or str(p["w"]) != "writer\U0001F600":
             sys.exit(f"FAIL: spin: a broken event {p}")
         n += 1

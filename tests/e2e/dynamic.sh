@@ -13,10 +13,7 @@ set -u
 host=$1 work=$2 minivm=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-palev_require_sessiond
-palev_require_bt2
-rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
-cd "$work" || exit 1
+palev_workdir "$work"
 unset PALEV_LTTNG PALEV_DEBUG PALEV_PROVIDER_PATH
 tag=dyn-$$
 

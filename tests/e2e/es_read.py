@@ -7,22 +7,18 @@
 # tracer reported discarded events in any stream (an event larger than a sub-buffer is; LTTng
 # 2.13 traces do not always let babeltrace2 count them).
 # babeltrace2's own text output escapes strings; the bt2 module gives the exact values.
+import os
 import sys
 
-import bt2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bt2events import events  # noqa: E402
 
 
 def main(trace, pid):
     out = sys.stdout.buffer
-    discarded = False
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is bt2._DiscardedEventsMessageConst:
-            discarded = True
-            continue
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if ev.name != "Paleventing:EventSource" or int(ev.common_context_field["vpid"]) != pid:
+    discarded = []
+    for ev in events(trace, pid, discarded=discarded.append):
+        if ev.name != "Paleventing:EventSource":
             continue
         f = ev.payload_field
         fields = [str(int(f["EventID"])), str(f["EventSourceName"]), str(f["EventName"]),

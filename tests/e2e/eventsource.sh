@@ -8,10 +8,7 @@ set -u
 host=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-palev_require_sessiond
-palev_require_bt2
-rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
-cd "$work" || exit 1
+palev_workdir "$work"
 # Whatever the caller's environment says, the hosts start from the defaults.
 unset PALEV_LTTNG PALEV_DEBUG PALEV_PROVIDER_PATH PALEV_EVENTSOURCE_FILTER PALEV_EVENTNAME_FILTER
 

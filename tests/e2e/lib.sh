@@ -20,6 +20,15 @@ palev_require_bt2() {
         palev_fail "/usr/bin/python3 with the bt2 module (python3-bt2) is needed"
 }
 
+# palev_workdir DIR : what a test recording with lttng and reading with bt2 needs (both above),
+# then DIR made fresh (whatever it held removed) and entered.
+palev_workdir() {
+    palev_require_sessiond
+    palev_require_bt2
+    rm -rf "$1" && mkdir -p "$1" || palev_fail "cannot create $1"
+    cd "$1" || palev_fail "cannot enter $1"
+}
+
 PALEV_SESSIONS=""
 palev_cleanup_sessions() {
     for s in $PALEV_SESSIONS; do

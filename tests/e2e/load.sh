@@ -11,10 +11,7 @@ set -u
 host=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-palev_require_sessiond
-palev_require_bt2
-rm -rf "$work" && mkdir -p "$work" || palev_fail "cannot create $work"
-cd "$work" || exit 1
+palev_workdir "$work"
 unset PALEV_LTTNG PALEV_PROVIDER_PATH PALEV_FORK_HOOKS
 tag=load-$$
 export PALEV_LOAD=background

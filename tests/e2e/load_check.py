@@ -5,23 +5,18 @@
 # { Count BASE+i, Size 10i, Depth -i, Flags 0x10+i, Name "load" } for i = 1..3 (then, with
 # "early", the dynamic event Dyn_Load:Early { n = i } for i = 1..3).
 # Prints what differs and exits 1, else "ok ...".
+import os
 import sys
 
-import bt2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bt2events import events  # noqa: E402
 
 
 def main():
     trace, pid, base = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     early = len(sys.argv) > 4 and sys.argv[4] == "early"
     got = []
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is bt2._DiscardedEventsMessageConst:
-            sys.exit("FAIL: events discarded")
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if int(ev.common_context_field["vpid"]) != pid:
-            continue
+    for ev in events(trace, pid, discarded="fail"):
         p = ev.payload_field
         if ev.name.startswith("Palev_Load:"):
             got.append((ev.name, int(p["Count"]), int(p["Size"]), int(p["Depth"]),

@@ -9,9 +9,13 @@
 import argparse
 import collections
 import json
+import os
 import sys
 
 import bt2
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bt2events import events  # noqa: E402
 
 INSN_SIZE = 16          # sizeof(struct insn): code size = instructions * 16
 THREADED, NATIVE = 0, 1  # MethodLoad.Tier (CodeTierMap)
@@ -41,13 +45,8 @@ def plain(f):
 def read(path, pid):
     """[(name, fields, vtid)] of process pid, in time order."""
     out = []
-    for msg in bt2.TraceCollectionMessageIterator(path):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
+    for ev in events(path, pid, discarded="ignore"):
         ctx = ev.common_context_field
-        if int(ctx['vpid']) != pid:
-            continue
         fields = {k: plain(v) for k, v in ev.payload_field.items()}
         out.append((ev.name.split(':', 1)[1] if ev.name.startswith('Palev_Runtime:') else ev.name,
                     fields, int(ctx['vtid'])))

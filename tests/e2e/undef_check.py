@@ -8,6 +8,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bt2events  # noqa: E402
 from dyn_check import events, fields  # noqa: E402
 
 import bt2  # noqa: E402
@@ -33,12 +34,7 @@ def check_threads(trace, pid):
     last = {}
     old = new = 0
     pat = re.compile(r"payload-(\d+)-(\d+)\Z")
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if int(ev.common_context_field["vpid"]) != pid:
-            continue
+    for ev in bt2events.events(trace, pid, discarded="ignore"):
         f = fields(ev.payload_field)
         if set(f) == {"x"}:
             if f["x"] != new * 1.25:

@@ -33,7 +33,8 @@ target_sources() {
     fuzz_trace|fuzz_perf)
         for f in $gen_sources; do echo "$top/generator/$f"; done
         for f in $trace_sources; do echo "$top/trace/$f"; done
-        [ "$1" = fuzz_perf ] && for f in $perf_sources; do echo "$top/trace/$f"; done ;;
+        [ "$1" = fuzz_perf ] && for f in $perf_sources; do echo "$top/trace/$f"; done
+        echo "$top/tests/fuzz/fuzz_ctf.c" ;;
     *) for f in $pal_sources; do echo "$top/pal/$f"; done
        echo "$top/tests/fuzz/pal_stubs.c" ;;
     esac

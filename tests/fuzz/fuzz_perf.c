@@ -7,8 +7,6 @@
  * aggregated, its functions listed and its flame graphs drawn, as cpu and report do. A damaged
  * stream must give an error status, never a crash or a leak. As in fuzz_trace.c, a child tries
  * each input first, and an input babeltrace2 itself aborts or runs away on is not run here. */
-#include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,34 +17,13 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "fuzz_ctf.h"
 #include "svg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__lsan_default_suppressions(void);
-
-/* babeltrace2 2.0.4's own leaks on damaged packets (see fuzz_trace.c). */
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libbabeltrace2.so\nleak:libglib-2.0.so\n";
-}
 
 static char dir[64];
 static FILE *sink_out;
-
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[8192];
-    size_t n;
-    int rc = in && out ? 0 : -1;
-    while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out))
-        rc = -1;
-    return rc;
-}
 
 /* DIR/ust: the golden trace (its metadata and a stream of it); DIR/perf/ctf: perf's metadata. */
 static int setup(void)
@@ -64,11 +41,11 @@ static int setup(void)
         return -1;
     snprintf(a, sizeof(a), "%s/ust/metadata", dir);
     snprintf(b, sizeof(b), "%s/ust/stream", dir);
-    if (copy_file(PALEV_FUZZ_TRACE_METADATA, a) || copy_file(PALEV_FUZZ_TRACE_STREAM, b))
+    if (fuzz_copy_file(PALEV_FUZZ_TRACE_METADATA, a) || fuzz_copy_file(PALEV_FUZZ_TRACE_STREAM, b))
         return -1;
     snprintf(a, sizeof(a), "%s/perf/ctf/metadata", dir);
     sink_out = fopen("/dev/null", "w");
-    return sink_out ? copy_file(PALEV_FUZZ_PERF_METADATA, a) : -1;
+    return sink_out ? fuzz_copy_file(PALEV_FUZZ_PERF_METADATA, a) : -1;
 }
 
 static void on_event(const pt_event *ev, void *data)
@@ -93,28 +70,19 @@ static void limit_memory(void)
         _exit(0);
 }
 
+static int read_samples(const pt_input *in)
+{
+    pt_reader *r = NULL;
+    pt_perf_sink none = { 0 };
+    limit_memory();
+    return pt_open(in, &r) == 0 ? pt_run_samples(r, &none) : 0;
+}
+
 /* 1 when babeltrace2 abort()s, runs away, or runs out of memory reading the samples (in a child:
  * the fuzzer goes on). */
 static int decoder_aborts(const pt_input *in)
 {
-    pid_t pid = fork();
-    int status = 0;
-    if (pid == 0) {
-        pt_reader *r = NULL;
-        pt_perf_sink none = { 0 };
-        signal(SIGABRT, SIG_DFL);
-        signal(SIGALRM, SIG_DFL);
-        alarm(5);
-        limit_memory();
-        if (freopen("/dev/null", "w", stderr) && pt_open(in, &r) == 0)
-            _exit(pt_run_samples(r, &none));
-        _exit(0);
-    }
-    pid_t got;
-    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-        ;   /* libFuzzer's own SIGALRM ticks */
-    if (pid < 0 || got != pid)
-        abort();
+    int status = fuzz_try_in_child(read_samples, in);
     return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
 }
 
@@ -165,9 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ready)
         abort();
     snprintf(path, sizeof(path), "%s/perf/ctf/perf_stream_0", dir);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f))
-        abort();
+    fuzz_write_input(path, data, size);
     if (decoder_aborts(&in))
         return 0;
     read_with(&in, &cut);

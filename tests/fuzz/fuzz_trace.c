@@ -7,49 +7,24 @@
  * babeltrace2 command dies too; palev-trace turns it into an error message), and on others
  * allocates without end (the babeltrace2 command too): a child process tries each input first,
  * with 5 seconds to live, and an input babeltrace2 aborts or hangs on is not run here. */
-#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "core.h"
 #include "counters.h"
+#include "fuzz_ctf.h"
 #include "stacks.h"
 #include "stats.h"
 #include "summary.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__lsan_default_suppressions(void);
-
-/* babeltrace2 2.0.4 leaks an error cause on some damaged packets (8 bytes; the babeltrace2
- * command leaks the same under valgrind): leaks allocated inside libbabeltrace2 are its own,
- * and so are glib allocations (palev-trace does not use glib; the stack stops at g_malloc0). */
-const char *__lsan_default_suppressions(void)
-{
-    return "leak:libbabeltrace2.so\nleak:libglib-2.0.so\n";
-}
 
 static char dir[64];
 static FILE *sink_out;
-
-static int copy_file(const char *from, const char *to)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[8192];
-    size_t n;
-    int rc = in && out ? 0 : -1;
-    while (!rc && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
-    if (in)
-        fclose(in);
-    if (out && fclose(out))
-        rc = -1;
-    return rc;
-}
 
 static int setup(void)
 {
@@ -59,7 +34,7 @@ static int setup(void)
         return -1;
     snprintf(path, sizeof(path), "%s/metadata", dir);
     sink_out = fopen("/dev/null", "w");
-    return sink_out ? copy_file(PALEV_FUZZ_TRACE_METADATA, path) : -1;
+    return sink_out ? fuzz_copy_file(PALEV_FUZZ_TRACE_METADATA, path) : -1;
 }
 
 typedef struct readers {
@@ -90,28 +65,21 @@ static void on_event(const pt_event *ev, void *data)
     pt_text_free(&t);
 }
 
+static int read_quietly(const pt_input *in)
+{
+    pt_reader *r = NULL;
+    pt_sink none = { 0 };
+    if (pt_open(in, &r) == 0)
+        pt_run(r, &none);
+    return 0;
+}
+
 /* 1 when babeltrace2 abort()s or runs away reading the stream (in a child: the fuzzer goes on).
  * pt_run() turns the decoder's abort into exit status 1 (PT_EXIT_DATA, said on stderr); the child
  * exits 0 otherwise. */
 static int decoder_aborts(const pt_input *in)
 {
-    pid_t pid = fork();
-    int status = 0;
-    if (pid == 0) {
-        pt_reader *r = NULL;
-        pt_sink none = { 0 };
-        signal(SIGABRT, SIG_DFL);
-        signal(SIGALRM, SIG_DFL);
-        alarm(5);
-        if (freopen("/dev/null", "w", stderr) && pt_open(in, &r) == 0)
-            pt_run(r, &none);
-        _exit(0);
-    }
-    pid_t got;
-    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-        ;   /* libFuzzer's own SIGALRM ticks */
-    if (pid < 0 || got != pid)
-        abort();
+    int status = fuzz_try_in_child(read_quietly, in);
     return (WIFSIGNALED(status) && (WTERMSIG(status) == SIGABRT || WTERMSIG(status) == SIGALRM)) ||
            (WIFEXITED(status) && WEXITSTATUS(status) == PT_EXIT_DATA);
 }
@@ -129,9 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ready)
         abort();
     snprintf(path, sizeof(path), "%s/stream", dir);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f))
-        abort();
+    fuzz_write_input(path, data, size);
     if (decoder_aborts(&in))
         return 0;
     pt_pairer_init(&rd.pairer, "Kind", NULL);

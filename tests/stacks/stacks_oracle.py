@@ -7,11 +7,15 @@
 # Prints one line per Stack event: "provider:event: innermost < ... < outermost".
 # usage: stacks_oracle.py TRACE VPID
 import bisect
+import os
 import re
 import subprocess
 import sys
 
 import bt2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../e2e"))
+from bt2events import messages  # noqa: E402
 
 INTERPRETED = 2
 
@@ -46,12 +50,8 @@ def main():
     code = []       # [start, size, name, kind, from_ns, until_ns]
     bins = []       # (baddr, memsz, path, is_pic)
     stacks = []     # (ns, provider, event, frames)
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
+    for msg in messages(trace, vpid, discarded="ignore"):
         ev = msg.event
-        if int(ev.common_context_field["vpid"]) != vpid:
-            continue
         ns = msg.default_clock_snapshot.ns_from_origin
         if ev.name in ("lttng_ust_statedump:bin_info", "lttng_ust_dl:dlopen"):
             bins.append((field(ev, "baddr"), field(ev, "memsz"), field(ev, "path"),

@@ -12,21 +12,18 @@
 #                                 inject --jit, DWARF call graphs: samples in trace code and in
 #                                 the collector called from it name the trace and go on past it
 # Exits 1 with the differences on failure.
+import os
 import re
 import sys
 
-import bt2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tests/e2e"))
+from bt2events import events as trace_events  # noqa: E402
 
 
 def events(trace, vpid, prefix="LuaJIT:", code=False):
     """(name, payload) of the process's events of the provider, in order; with code, also
     Paleventing:CodeLoad/CodeUnload, named "CodeLoad"/"CodeUnload"."""
-    for msg in bt2.TraceCollectionMessageIterator(trace):
-        if type(msg) is not bt2._EventMessageConst:
-            continue
-        ev = msg.event
-        if int(ev.common_context_field["vpid"]) != vpid:
-            continue
+    for ev in trace_events(trace, vpid, discarded="ignore"):
         if ev.name.startswith(prefix):
             yield ev.name[len(prefix):], ev.payload_field
         elif code and ev.name in ("Paleventing:CodeLoad", "Paleventing:CodeUnload"):
