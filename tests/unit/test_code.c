@@ -402,6 +402,14 @@ static void test_fork(void **state)
      * fork left them behind: not a leak of the library. */
     if (RUNNING_ON_VALGRIND)
         skip();
+#if defined(__SANITIZE_ADDRESS__)
+    /* GCC 12's AddressSanitizer does not hold its allocator's locks across fork(): a child
+     * forked while a parent thread is inside malloc() waits forever in ASan's allocator (seen:
+     * a child hung in SizeClassAllocator64::GetFromAllocator, from liblttng-ust's after-fork
+     * hook). That is the sanitizer's, not the library's; the build without it runs this test,
+     * and e2e_fork forks 100 times with every lock busy. */
+    skip();
+#endif
     churning = 1;
     for (int t = 0; t < 2; t++)
         assert_int_equal(pthread_create(&th[t], NULL, forking_churn, area[t]), 0);
