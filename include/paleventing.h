@@ -571,7 +571,8 @@ PALEV_API int palev_perfmap_is_enabled(void);
  * thread, innermost first (the caller of FireEvent<Sym>() first), at most PALEV_STACK_DEPTH
  * (default 32, 1 to 128) of them. PALEV_STACK=fp (default) walks frame pointers, each one checked
  * against the thread's stack bounds, so code built without them gives a short stack, never a
- * fault, and steps over JIT frames described by palev_code_load_unwind(); PALEV_STACK=unwind
+ * fault, and steps over frames described by palev_code_load_unwind() or palev_code_unwind_range();
+ * PALEV_STACK=unwind
  * unwinds with libunwind (DWARF CFI, JIT code's included) when libpaleventing-unwind.so and
  * libunwind are installed.
  * ------------------------------------------------------------------------------------------- */
