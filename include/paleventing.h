@@ -529,6 +529,23 @@ PALEV_API int palev_code_unload(const void *code);
  * and unloads of other threads wait meanwhile. */
 PALEV_API int palev_code_unload_area(const void *start, size_t size);
 
+/* Say how to step over the frames of native code that keeps no frame pointer but is named
+ * already (by its ELF symbols: an interpreter written in assembly, such as LuaJIT's lj_vm), for
+ * the stacks of events (PALEV_STACK=fp and unwind) only: no CodeLoad, no perf map or jitdump
+ * record, not in the live set (no rundown), so the range keeps the names its symbols give it.
+ * The rule (copied) must hold at every call out of [start, start + size): leave out the parts
+ * that call with another frame. A range overlapping one described before replaces it; a
+ * palev_code_load*() at the same start drops it. Kept only in a process that can trace (else
+ * nothing is done, 0). Returns 0, -EINVAL as palev_code_load_unwind() (a NULL start, a size of
+ * 0 or above 2 GiB, a bad `unwind`), -ENOMEM, -ENOTSUP on another machine than x86-64. */
+PALEV_API int palev_code_unwind_range(const void *start, size_t size,
+                                      const palev_code_unwind *unwind);
+
+/* Drop the rule palev_code_unwind_range() gave the range starting at `start` (before its
+ * memory is unmapped or reused). Returns 0, -ENOENT when no described range starts there,
+ * -EINVAL for NULL. */
+PALEV_API int palev_code_unwind_range_remove(const void *start);
+
 /* ---------------------------------------------------------------------------------------------
  * The perf outputs of the code API.
  *
@@ -554,7 +571,8 @@ PALEV_API int palev_perfmap_is_enabled(void);
  * thread, innermost first (the caller of FireEvent<Sym>() first), at most PALEV_STACK_DEPTH
  * (default 32, 1 to 128) of them. PALEV_STACK=fp (default) walks frame pointers, each one checked
  * against the thread's stack bounds, so code built without them gives a short stack, never a
- * fault, and steps over JIT frames described by palev_code_load_unwind(); PALEV_STACK=unwind
+ * fault, and steps over frames described by palev_code_load_unwind() or palev_code_unwind_range();
+ * PALEV_STACK=unwind
  * unwinds with libunwind (DWARF CFI, JIT code's included) when libpaleventing-unwind.so and
  * libunwind are installed.
  * ------------------------------------------------------------------------------------------- */

@@ -17,6 +17,8 @@
 #include "internal.h"
 #include "Paleventing-events.h"
 
+#define CODE_MAX_BYTES (1u << 31)     /* as perfmap.c: what a code range may span */
+
 /* How often the watcher looks at whether a session started recording CodeRundown. */
 #define POLL_NS 100000000L
 /* The rundown pauses after BATCH ranges so that the consumer daemon keeps up. */
@@ -535,4 +537,39 @@ PALEV_API int palev_code_unload_area(const void *start, size_t size)
     if (count && set.traced)
         palev__unwind_remove_area(lo, hi);
     return count;
+}
+
+/* ---- unwind rules of named native code ------------------------------------------------------- */
+
+/* Only the unwind table: what names the range (its ELF symbols) stays what perf and the trace
+ * see. The table is kept where the live set's ranges put theirs: in a process that can trace. */
+PALEV_API int palev_code_unwind_range(const void *start, size_t size,
+                                      const palev_code_unwind *unwind)
+{
+    struct palev__unwind_rule *rule;
+    int ret;
+
+    if (!start || size == 0 || size > CODE_MAX_BYTES)
+        return -EINVAL;
+#if !defined(__x86_64__)
+    (void)unwind;
+    return -ENOTSUP;
+#else
+    ret = palev__unwind_rule_new(unwind, &rule);
+    if (ret)
+        return ret;
+    if (palev__code_set_ready() && set.traced)
+        ret = palev__unwind_add((uintptr_t)start, size, rule);
+    free(rule);
+    return ret;
+#endif
+}
+
+PALEV_API int palev_code_unwind_range_remove(const void *start)
+{
+    if (!start)
+        return -EINVAL;
+    if (!palev__code_set_ready() || !set.traced)
+        return -ENOENT;
+    return palev__unwind_remove((uintptr_t)start) ? 0 : -ENOENT;
 }

@@ -197,9 +197,9 @@ void palev__stack_init(void);
  * process that can trace). Add copies the rule and, under PALEV_STACK=unwind, registers the
  * range with libunwind; an older range overlapping it is dropped. Returns 0 or -ENOMEM. */
 int palev__unwind_add(uintptr_t start, uint64_t size, const struct palev__unwind_rule *rule);
-/* Drop the ranges starting at `start`, or starting in [lo, hi). */
-void palev__unwind_remove(uintptr_t start);
-void palev__unwind_remove_area(uintptr_t lo, uintptr_t hi);
+/* Drop the ranges starting at `start`, or starting in [lo, hi); returns how many. */
+int palev__unwind_remove(uintptr_t start);
+int palev__unwind_remove_area(uintptr_t lo, uintptr_t hi);
 /* Nonzero when any range has a rule (one relaxed load: a hint for taking the read lock). */
 int palev__unwind_any(void);
 /* Inside an RCU read-side section: the rule of the range holding `addr` (and its start), or

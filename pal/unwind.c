@@ -386,19 +386,21 @@ end:
     return ret;
 }
 
-void palev__unwind_remove(uintptr_t start)
+int palev__unwind_remove(uintptr_t start)
 {
-    palev__unwind_remove_area(start, start + 1);
+    return palev__unwind_remove_area(start, start + 1);
 }
 
-void palev__unwind_remove_area(uintptr_t lo, uintptr_t hi)
+int palev__unwind_remove_area(uintptr_t lo, uintptr_t hi)
 {
     struct entry *e;
+    int count = 0;
 
     if (!palev__unwind_any() || hi <= lo)
-        return;
+        return 0;
     pthread_mutex_lock(&table_lock);
     while (buckets && (e = first(lo, hi, 0)) && retire(e) == 0)
-        ;
+        count += count < INT32_MAX;
     pthread_mutex_unlock(&table_lock);
+    return count;
 }

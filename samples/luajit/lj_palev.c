@@ -23,6 +23,8 @@
 #include "lj_ff.h"
 #include "lj_jit.h"
 #include "lj_trace.h"
+#include "lj_vm.h"
+#include "lj_ccall.h"
 #include "lj_palev.h"
 
 #include <paleventing.h>
@@ -442,13 +444,35 @@ static size_t walk_lua(void *ctx, palev_stack_frame *out, size_t max)
   return n;
 }
 
+/* The interpreter (lj_vm, from vm_x64.dasc) keeps no frame pointer: wherever it calls out
+** (a C function, a fast function's C helper, the collector, vm_resume from coroutine code) its
+** frame is the C frame saveregs builds, CFRAME_SIZE (80 bytes, SAVE_RET included) with the
+** caller's rbp pushed first, at CFA - 16. Two parts call with other frames and are left out:
+** the trace exit handler (registers spilled below the trace's frame) and lj_vm_ffi_call
+** (which keeps rbp as a frame pointer: the walk follows it as is). The ranges keep the names
+** of lj_vm's symbols (lj_BC_FUNCC...): palev_code_unwind_range() records no CodeLoad. */
+static void vm_unwind_ranges(void)
+{
+#if LJ_TARGET_X64 && !LJ_ABI_WIN && LJ_HASJIT && LJ_HASFFI
+  /* CFRAME_SIZE: the CFA (where the stack arguments start) minus rsp in the interpreter. */
+  static const palev_code_unwind cframe = { CFRAME_SIZE, 16, NULL, 0 };
+  palev_code_unwind_range(lj_vm_asm_begin,
+			  (size_t)((char *)lj_vm_exit_handler - lj_vm_asm_begin), &cframe);
+  palev_code_unwind_range((void *)lj_vm_exit_interp,
+			  (size_t)((char *)lj_vm_ffi_call - (char *)lj_vm_exit_interp),
+			  &cframe);
+#endif
+}
+
 /* One walker per state, its context the state: added when the state is ready, removed
 ** before it is freed (palev_stack_remove_walker() returns once no walk reads it). A process
 ** has at most 16 walkers: a state opened while 16 others are open is not walked. */
 void lj_palev_state_open(global_State *g)
 {
+  static pthread_once_t vm_once = PTHREAD_ONCE_INIT;
   if (stack_hi == 0)
     stack_end();
+  pthread_once(&vm_once, vm_unwind_ranges);
   palev_stack_add_walker(walk_lua, g);
 }
 

@@ -287,6 +287,49 @@ static const struct palev__unwind_rule *find(const void *addr, uintptr_t *start)
     return r;
 }
 
+/* A rule for named native code: in the unwind table only, never in the live set. */
+static void test_unwind_range(void **state)
+{
+    static const palev_code_unwind vm = { .cfa_offset = 80, .saved_fp = 16 };
+    static const palev_code_unwind neither = { 0 }, odd = { .cfa_offset = 12 };
+    static const uint8_t bad_cfi[] = { 0x3f };    /* DW_CFA_hi_user */
+    const palev_code_unwind unknown = { .cfi = bad_cfi, .cfi_size = sizeof(bad_cfi) };
+    char *c = code + 60000;
+    const struct palev__unwind_rule *r;
+    uintptr_t start = 0;
+    uint64_t size = 0;
+    struct palev__unwind_rule *rule = NULL;
+    char *name = NULL;
+    int kind = 0;
+
+    (void)state;
+    assert_int_equal(palev_code_unwind_range(c, 300, &vm), 0);
+    r = find(c + 299, &start);
+    assert_non_null(r);
+    assert_ptr_equal((void *)start, c);
+    assert_int_equal(r->cfa_offset, 80);
+    assert_int_equal(r->saved_fp, 16);
+    assert_int_equal(r->cfi_size, 0);
+    assert_null(find(c + 300, &start));
+    assert_int_equal(palev__code_lookup((uintptr_t)c, &size, &kind, &name, &rule), -ENOENT);
+    assert_int_equal(palev_code_patch(c, 0, NULL), -ENOENT);
+    assert_int_equal(palev_code_unload(c), -ENOENT);
+    assert_non_null(find(c, &start));
+    assert_int_equal(palev_code_unwind_range_remove(c), 0);
+    assert_null(find(c, &start));
+    assert_false(palev__unwind_any());
+    assert_int_equal(palev_code_unwind_range_remove(c), -ENOENT);
+    assert_int_equal(palev_code_unwind_range_remove(NULL), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(NULL, 300, &vm), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, 0, &vm), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, (size_t)1 << 32, &vm), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, 300, NULL), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, 300, &neither), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, 300, &odd), -EINVAL);
+    assert_int_equal(palev_code_unwind_range(c, 300, &unknown), -EINVAL);
+    assert_false(palev__unwind_any());
+}
+
 static void test_unwind_table(void **state)
 {
     static const palev_code_unwind a = { .cfa_offset = 32, .saved_fp = 16 };
@@ -446,6 +489,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_unload_area, reset),
         cmocka_unit_test_setup(test_rundown, reset),
         cmocka_unit_test_setup(test_unwind_table, reset),
+        cmocka_unit_test_setup(test_unwind_range, reset),
         cmocka_unit_test_setup(test_fork, reset),
     };
 

@@ -111,18 +111,13 @@ stacks)
     # From trace code: the collector called by the trace's GC check (lj_gc_step_jit), the trace
     # (the compiled loop of gcstack.lua line 6) named by its CodeLoad and stepped over by its
     # unwind rule, then the Lua frame that called it (line 12), lua_pcall and luajit's own C
-    # frames. From the interpreter: the Lua frames at their lines. With frame pointers the walk
-    # ends at the VM frame pmain returns to (lj_BC_FUNCC: LuaJIT's interpreter keeps no frame
-    # pointer); libunwind reads the VM's CFI and goes on to main.
-    from_trace='lj_gc_step < lj_gc_step_jit < TRACE_1::gcstack.lua:6 < gcstack.lua:12 < lua_pcall < docall < pmain < lj_BC_FUNCC'
+    # frames. From the interpreter: the Lua frames at their lines. Both walks cross the VM's
+    # frames (lj_BC_FUNCC: the frame pointer walk by the rule lj_palev.c gives lj_vm's code,
+    # libunwind by the VM's CFI) and reach main, every stack but those from the trace exit
+    # handler (whose frame neither walk crosses).
+    want_trace='lj_gc_step < lj_gc_step_jit < TRACE_1::gcstack.lua:6 < gcstack.lua:12 < lua_pcall < docall < pmain < lj_BC_FUNCC < lua_cpcall < main'
+    want_interp='lj_gc_step < lj_BC_TNEW < gcstack.lua:9 < gcstack.lua:13 < lua_pcall < docall < pmain < lj_BC_FUNCC < lua_cpcall < main'
     for stack in fp unwind; do
-        if [ $stack = fp ]; then
-            want_trace=$from_trace
-            want_interp='lj_gc_step < gcstack.lua:9 < gcstack.lua:13 < lj_BC_TNEW'
-        else
-            want_trace="$from_trace < lua_cpcall < main"
-            want_interp='lj_gc_step < lj_BC_TNEW < gcstack.lua:9 < gcstack.lua:13 < lua_pcall < docall < pmain < lj_BC_FUNCC < lua_cpcall < main'
-        fi
         PALEV_STACK=$stack traced "$stack_events" -- "$lj/luajit" "$here/gcstack.lua"
         named
         cut_main < "$work/named" | sort | uniq -c | sort -rn > "$work/counted"
@@ -132,9 +127,15 @@ stacks)
             palev_fail "$stack: from trace code, expected '$want_trace': $(head -n 5 "$work/counted")"
         cut_main < "$work/named" | grep -Fxq "$want_interp" ||
             palev_fail "$stack: from the interpreter, no stack reads '$want_interp': $(head -n 5 "$work/counted")"
+        total=$(wc -l < "$work/named")
+        main=$(cut_main < "$work/named" | grep -c ' < main$')
+        exits=$(grep -c ' < lj_vm_exit_handler$' "$work/named")
+        [ $((main + exits)) = "$total" ] ||
+            palev_fail "$stack: $((total - main - exits)) of $total GCStep stacks end before main: $(grep -v -e ' < main$' -e ' < lj_vm_exit_handler$' "$work/counted" | head -n 5)"
         tool_matches_oracle
-        echo "$stack, from trace code ($n of $(wc -l < "$work/named") GCStep stacks): $got"
+        echo "$stack, from trace code ($n of $total GCStep stacks): $got"
         echo "$stack, from the interpreter: $want_interp"
+        echo "$stack: $main of $total GCStep stacks reach main, $exits end at lj_vm_exit_handler"
     done
     ;;
 states|close)
@@ -143,14 +144,7 @@ states|close)
         # A's frames and B's on one thread (a.lua calls to_b(), a C function running B's
         # inner()), C's on a thread of its own while A waits in with_thread(): each Lua frame
         # named by its state's walker, each state's trace by its chunk.
-        cat > "$work/want.fp" <<'END'
-lj_gc_step < lj_gc_step_jit < TRACE_1::a.lua:4 < a.lua:10 < lua_pcall < run < main
-lj_gc_step < lj_gc_step_jit < TRACE_1::b.lua:3 < b.lua:6 < lua_pcall < to_b < a.lua:8 < a.lua:11 < lj_BC_FUNCC
-lj_gc_step < lua_gc < lj_cf_collectgarbage < a.lua:7 < a.lua:11 < lj_BC_FUNCC
-lj_gc_step < lua_gc < lj_cf_collectgarbage < b.lua:7 < a.lua:8 < a.lua:11 < lj_BC_FUNCC
-lj_gc_step < lua_gc < lj_cf_collectgarbage < c.lua:2 < c.lua:4 < lj_BC_FUNCC
-END
-        cat > "$work/want.unwind" <<'END'
+        cat > "$work/want" <<'END'
 lj_gc_step < lj_gc_step_jit < TRACE_1::a.lua:4 < a.lua:10 < lua_pcall < run < main
 lj_gc_step < lj_gc_step_jit < TRACE_1::b.lua:3 < b.lua:6 < lua_pcall < to_b < lj_BC_FUNCC < a.lua:8 < a.lua:11 < lua_pcall < run < main
 lj_gc_step < lua_gc < lj_cf_collectgarbage < lj_BC_FUNCC < a.lua:7 < a.lua:11 < lua_pcall < run < main
@@ -160,13 +154,7 @@ END
     else
         # B runs, is closed; A fires on (B's walker is gone with B: a walker left behind would
         # read B's freed memory), then D is opened, runs and is closed, and A fires again.
-        cat > "$work/want.fp" <<'END'
-lj_gc_step < lj_gc_step_jit < TRACE_1::b.lua:3 < b.lua:6 < lua_pcall < call_global < main
-lj_gc_step < lua_gc < lj_cf_collectgarbage < b.lua:7 < lj_BC_FUNCC
-lj_gc_step < lua_gc < lj_cf_collectgarbage < a.lua:2 < lj_BC_FUNCC
-lj_gc_step < lua_gc < lj_cf_collectgarbage < d.lua:1 < lj_BC_FUNCC
-END
-        cat > "$work/want.unwind" <<'END'
+        cat > "$work/want" <<'END'
 lj_gc_step < lj_gc_step_jit < TRACE_1::b.lua:3 < b.lua:6 < lua_pcall < call_global < main
 lj_gc_step < lua_gc < lj_cf_collectgarbage < lj_BC_FUNCC < b.lua:7 < lua_pcall < call_global < main
 lj_gc_step < lua_gc < lj_cf_collectgarbage < lj_BC_FUNCC < a.lua:2 < lua_pcall < call_global < main
@@ -183,11 +171,11 @@ END
           for tr in a b; do
               grep " TRACE_1::$tr\.lua:" "$work/counted" | head -n 1 | sed -E 's/^ *[0-9]+ //'
           done; } | sort -u > "$work/got"
-        sort "$work/want.$stack" | diff -u - "$work/got" ||
+        sort "$work/want" | diff -u - "$work/got" ||
             palev_fail "$case ($stack): the stacks differ"
         tool_matches_oracle
     done
-    echo "$case: $(wc -l < "$work/want.unwind") distinct stacks named exactly, with fp and unwind"
+    echo "$case: $(wc -l < "$work/want") distinct stacks named exactly, with fp and unwind"
     ;;
 perf)
     command -v perf > /dev/null || { echo "SKIP: no perf"; exit 77; }
