@@ -3,6 +3,7 @@
 #ifndef PALEV_INTERNAL_H
 #define PALEV_INTERNAL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -315,6 +316,25 @@ int palev__provider_known(const char *name);
 int palev__finished(void);
 /* provider.c, for palev_fini() (lifecycle.c): refuse every registration from now on. */
 void palev__registry_finish(void);
+
+/* provider_search.c, for provider.c: a probe provider found and loaded (dlopen, never closed).
+ * The search order: PALEV_PROVIDER_PATH, the executable's directory, the directory of the module
+ * that registered the provider (`where`), libpaleventing's directory, the default search path;
+ * `path` gets what was loaded, `tried` every place tried before and why it failed. 0 or
+ * -ENOENT. */
+#define PALEV__PROVIDER_NAME_MAX 255
+#define PALEV__TRIED_MAX 2048
+struct palev__tried {
+    size_t len;
+    char text[PALEV__TRIED_MAX];    /* "WHERE (WHY); ...", cut with "..." */
+};
+struct palev__provider_want {
+    const char *name;               /* the provider's name */
+    const char *layout;             /* what its probe provider must hold, or NULL: no check */
+    const void *where;              /* its descriptor's address (dladdr: its module) */
+};
+int palev__provider_search(const struct palev__config *cfg, const struct palev__provider_want *w,
+                           char path[PATH_MAX], struct palev__tried *tried);
 /* perfmap.c, at unload (lifecycle.c): end the jitdump with CODE_CLOSE if one is open. */
 void palev__perfmap_stop(void);
 

@@ -16,8 +16,10 @@ mkdir -p "$out" || exit 1
 # Every file of palev-gen but its command line.
 gen_sources=$(cd "$top/generator" && ls *.c | grep -v -E '^main\.c$')
 # Every file of libpaleventing but those that need generated tracepoint headers (what code.c
-# defines for the others: pal_stubs.c) and the libunwind module.
-pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c | grep -v '^unwind_module\.c$')
+# defines for the others: pal_stubs.c), provider.c's search for probe providers, and the
+# libunwind module.
+pal_sources=$(cd "$top/pal" && grep -L 'Paleventing-events\.h' *.c |
+              grep -v -E '^(provider_search|unwind_module)\.c$')
 # palev-trace's reading core (no command, no main)
 trace_sources="core.c index.c fields.c manifest.c util.c hist.c pair.c counters.c summary.c symbols.c stacks.c"
 # ... and its reading of perf's samples beside a trace
