@@ -151,14 +151,9 @@ static void print_rets(const int *ret, size_t n)
 static int child_log(int argc, char **argv)
 {
     int ret[LOGGED];
-    char stale[64];
 
     (void)argc;
     (void)argv;
-    /* A map left in /tmp by an earlier process that had this pid (other tests' JIT hosts run
-     * with perf maps on) is not this child's: the checks are of what this child writes. */
-    snprintf(stale, sizeof(stale), "/tmp/perf-%d.map", (int)getpid());
-    unlink(stale);
     for (size_t k = 0; k < LOGGED; k++)
         ret[k] = log_entry(&logged[k], code_area + OFFSET(k));
     print_rets(ret, LOGGED);
@@ -257,7 +252,7 @@ static int child_plant(int argc, char **argv)
     if (argc < 2)
         return 2;
     subst_pid(path, sizeof(path), argv[0], (int)getpid());
-    unlink(path); /* left by an earlier process with this pid (see child_log()) */
+    unlink(path); /* a jitdump an earlier process with this pid left (maps: main()) */
     if (plant(path, argv[1], argc > 2 ? argv[2] : "") != 0) {
         perror("plant");
         return 3;
@@ -1157,8 +1152,15 @@ int main(int argc, char **argv)
 
     fill_code();
     fill_names();
-    if (argc >= 3 && strcmp(argv[1], "--child") == 0)
+    if (argc >= 3 && strcmp(argv[1], "--child") == 0) {
+        char stale[64];
+
+        /* A map left in /tmp by an earlier process that had this pid (other tests' JIT hosts
+         * run with perf maps on) is not this child's: the checks are of what it writes. */
+        snprintf(stale, sizeof(stale), "/tmp/perf-%d.map", (int)getpid());
+        unlink(stale);
         return child_dispatch(child_modes, sizeof(child_modes) / sizeof(child_modes[0]), argc - 2,
                               argv + 2);
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
